@@ -1,0 +1,373 @@
+//! The 240 roots of E8, normalized to unit length, and nearest-root
+//! quantization to a one-byte code.
+//!
+//! # Code order
+//!
+//! Codes `0..112` are the roots `(±1, ±1, 0, …, 0)/√2`: for the coordinate
+//! pair `i < j` with pair index `p` (pairs in lexicographic order, `(0,1)` is
+//! 0, `(0,2)` is 1, …, `(6,7)` is 27) and signs `s` (bit 0 set: coordinate
+//! `i` is negative; bit 1 set: coordinate `j` is negative), the code is
+//! `4p + s`.
+//!
+//! Codes `112..240` are the roots `(±1/2)^8 · 2/√8 = (±1/√8)^8` with an even
+//! number of minus signs: for the sign mask `m` (bit `k` set: coordinate `k`
+//! is negative, with an even number of bits set) the code is `112 + m / 2`.
+//! Bit 0 of an even mask is the parity of bits 1..7, so `m / 2` runs over
+//! `0..128` in increasing mask order.
+
+use crate::{Gf8, Gf8Error};
+
+/// The number of roots of E8.
+pub const E8_ROOT_COUNT: usize = 240;
+
+/// Number of roots of the form `(±1, ±1, 0, …)/√2`; they come first.
+pub(crate) const INTEGER_ROOT_COUNT: u8 = 112;
+
+const INV_SQRT_2: f32 = core::f32::consts::FRAC_1_SQRT_2;
+/// 1/√8: each coordinate of a normalized half-integer root.
+pub(crate) const INV_SQRT_8: f32 = 0.353_553_38;
+
+/// The 240 roots of E8, each of unit length, indexed by [`E8Root`] code.
+///
+/// ```
+/// use hydron_core::{E8_ROOTS, NORM_TOLERANCE};
+///
+/// assert_eq!(E8_ROOTS.len(), 240);
+/// assert!(E8_ROOTS.iter().all(|r| (r.norm() - 1.0).abs() < NORM_TOLERANCE));
+/// ```
+pub static E8_ROOTS: [Gf8; E8_ROOT_COUNT] = build_roots();
+
+const fn build_roots() -> [Gf8; E8_ROOT_COUNT] {
+    let mut roots = [Gf8::ZERO; E8_ROOT_COUNT];
+    let mut code = 0;
+    let mut i = 0;
+    while i < 8 {
+        let mut j = i + 1;
+        while j < 8 {
+            let mut signs = 0;
+            while signs < 4 {
+                let mut coords = [0.0f32; 8];
+                coords[i] = if signs & 1 == 0 {
+                    INV_SQRT_2
+                } else {
+                    -INV_SQRT_2
+                };
+                coords[j] = if signs & 2 == 0 {
+                    INV_SQRT_2
+                } else {
+                    -INV_SQRT_2
+                };
+                roots[code] = Gf8::new_unchecked(coords);
+                code += 1;
+                signs += 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    let mut half = 0u32;
+    while half < 128 {
+        let mask = even_mask(half as u8);
+        let mut coords = [INV_SQRT_8; 8];
+        let mut k = 0;
+        while k < 8 {
+            if mask & (1 << k) != 0 {
+                coords[k] = -INV_SQRT_8;
+            }
+            k += 1;
+        }
+        roots[code] = Gf8::new_unchecked(coords);
+        code += 1;
+        half += 1;
+    }
+    roots
+}
+
+/// The even sign mask whose bits 1..7 are `half`'s bits 0..6.
+#[inline]
+const fn even_mask(half: u8) -> u8 {
+    let upper = half << 1;
+    upper | (upper.count_ones() as u8 & 1)
+}
+
+/// Index of the coordinate pair `i < j` among the 28 pairs, lexicographic.
+#[inline]
+pub(crate) const fn pair_index(i: usize, j: usize) -> usize {
+    i * (15 - i) / 2 + (j - i - 1)
+}
+
+/// A root of E8 as a one-byte code in `0..240` (see the [module
+/// docs](self) for the order).
+///
+/// ```
+/// use hydron_core::{E8Root, Gf8};
+///
+/// let v = Gf8::normalize([0.9, 0.8, 0.1, 0.0, 0.0, 0.0, 0.0, -0.1])?;
+/// let root = v.nearest_root();
+/// assert_eq!(root.code(), 0); // (1, 1, 0, …)/√2
+/// assert_eq!(E8Root::new(root.code())?, root);
+/// # Ok::<(), hydron_core::Gf8Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, bytemuck::NoUninit)]
+#[repr(transparent)]
+pub struct E8Root(u8);
+
+impl E8Root {
+    /// The root with this code; codes `240..=255` are an error.
+    ///
+    /// ```
+    /// use hydron_core::{E8Root, Gf8Error};
+    /// assert!(E8Root::new(239).is_ok());
+    /// assert_eq!(E8Root::new(240), Err(Gf8Error::InvalidRootCode { code: 240 }));
+    /// ```
+    #[inline]
+    pub const fn new(code: u8) -> Result<E8Root, Gf8Error> {
+        if (code as usize) < E8_ROOT_COUNT {
+            Ok(E8Root(code))
+        } else {
+            Err(Gf8Error::InvalidRootCode { code })
+        }
+    }
+
+    /// The one-byte code, in `0..240`.
+    ///
+    /// ```
+    /// use hydron_core::E8Root;
+    /// assert_eq!(E8Root::new(7)?.code(), 7);
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn code(self) -> u8 {
+        self.0
+    }
+
+    /// The root as a unit vector.
+    ///
+    /// ```
+    /// use hydron_core::E8Root;
+    /// assert!((E8Root::new(200)?.to_gf8().norm() - 1.0).abs() < 1e-6);
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn to_gf8(self) -> Gf8 {
+        E8_ROOTS[usize::from(self.0)]
+    }
+
+    /// All 240 roots, in code order.
+    ///
+    /// ```
+    /// use hydron_core::E8Root;
+    /// assert_eq!(E8Root::all().count(), 240);
+    /// ```
+    pub fn all() -> impl ExactSizeIterator<Item = E8Root> + Clone {
+        (0..E8_ROOT_COUNT as u8).map(E8Root)
+    }
+
+    /// The half-integer root `(±1/√8)^8` whose minus signs are the set bits
+    /// of `bits` (bit `k` for coordinate `k`), with even parity enforced:
+    /// when an odd number of bits is set, bit 0 is flipped.
+    ///
+    /// ```
+    /// use hydron_core::E8Root;
+    /// let r = E8Root::from_bits_even_parity(0b0000_0011);
+    /// assert!(r.to_gf8()[0] < 0.0 && r.to_gf8()[1] < 0.0 && r.to_gf8()[2] > 0.0);
+    /// // One bit set is odd: bit 0 flips to make it even.
+    /// let r = E8Root::from_bits_even_parity(0b1000_0000);
+    /// assert!(r.to_gf8()[0] < 0.0 && r.to_gf8()[7] < 0.0);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn from_bits_even_parity(bits: u8) -> E8Root {
+        E8Root(INTEGER_ROOT_COUNT + (bits >> 1))
+    }
+
+    /// The nearest root to `v` by brute force: the largest cosine over all
+    /// 240 roots, first code on ties. This is the reference that
+    /// [`Gf8::nearest_root`] is tested and benchmarked against.
+    ///
+    /// ```
+    /// use hydron_core::{E8Root, Gf8};
+    /// let v = Gf8::normalize([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])?;
+    /// assert_eq!(E8Root::nearest_brute_force(v), v.nearest_root());
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[must_use]
+    pub fn nearest_brute_force(v: Gf8) -> E8Root {
+        let mut best = 0;
+        let mut best_cos = f32::NEG_INFINITY;
+        for (code, root) in E8_ROOTS.iter().enumerate() {
+            let cos = root.dot(v);
+            if cos > best_cos {
+                best_cos = cos;
+                best = code;
+            }
+        }
+        E8Root(best as u8)
+    }
+}
+
+impl From<E8Root> for u8 {
+    #[inline]
+    fn from(root: E8Root) -> u8 {
+        root.0
+    }
+}
+
+impl TryFrom<u8> for E8Root {
+    type Error = Gf8Error;
+
+    /// Same as [`E8Root::new`].
+    #[inline]
+    fn try_from(code: u8) -> Result<E8Root, Gf8Error> {
+        E8Root::new(code)
+    }
+}
+
+impl Gf8 {
+    /// The code of the E8 root with the largest cosine to `self`, in closed
+    /// form (O(8) work, no loop over the roots).
+    ///
+    /// The best root `(±1, ±1, 0, …)/√2` takes the two largest `|x_i|` with
+    /// their signs; the best root `(±1/√8)^8` takes the signs of `x`,
+    /// flipping the smallest `|x_i|` when the count of negatives is odd.
+    /// The better of the two wins; on an exact tie the integer-type root
+    /// (the lower code) wins. The zero vector gives code 0.
+    ///
+    /// ```
+    /// use hydron_core::{E8Root, Gf8};
+    /// let v = Gf8::from_scalar(1.0)?; // (1, …, 1)/√8 is itself a root
+    /// assert_eq!(v.nearest_root().to_gf8(), v);
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn nearest_root(self) -> E8Root {
+        E8Root(nearest_root_code(self.as_array()))
+    }
+
+    /// The half-integer E8 root for 8 sign bits (bit `k` set: coordinate `k`
+    /// negative), with even parity enforced by flipping bit 0; see
+    /// [`E8Root::from_bits_even_parity`].
+    ///
+    /// ```
+    /// use hydron_core::Gf8;
+    /// let v = Gf8::from_bits_even_parity(0b0101_0000);
+    /// assert!(v[4] < 0.0 && v[6] < 0.0 && v[0] > 0.0);
+    /// assert!((v.norm() - 1.0).abs() < 1e-6);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn from_bits_even_parity(bits: u8) -> Gf8 {
+        E8Root::from_bits_even_parity(bits).to_gf8()
+    }
+}
+
+/// The closed-form nearest-root code for any finite coordinates (the
+/// direction is all that matters, so they need not be normalized).
+#[inline]
+pub(crate) fn nearest_root_code(x: &[f32; 8]) -> u8 {
+    let abs = x.map(f32::abs);
+    let mut negatives = 0u8;
+    for (k, value) in x.iter().enumerate() {
+        negatives |= u8::from(value.is_sign_negative()) << k;
+    }
+
+    // Two largest |x_i| (first index wins ties) and the smallest.
+    let (mut first, mut second) = if abs[1] > abs[0] { (1, 0) } else { (0, 1) };
+    let mut smallest = if abs[1] < abs[0] { 1 } else { 0 };
+    let mut sum = abs[0] + abs[1];
+    for k in 2..8 {
+        let a = abs[k];
+        sum += a;
+        if a > abs[first] {
+            second = first;
+            first = k;
+        } else if a > abs[second] {
+            second = k;
+        }
+        if a < abs[smallest] {
+            smallest = k;
+        }
+    }
+
+    let integer_score = (abs[first] + abs[second]) * INV_SQRT_2;
+    let odd = negatives.count_ones() & 1 == 1;
+    let half_score = if odd { sum - 2.0 * abs[smallest] } else { sum } * INV_SQRT_8;
+
+    if integer_score >= half_score {
+        let (i, j) = if first < second {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        let signs = ((negatives >> i) & 1) | (((negatives >> j) & 1) << 1);
+        (4 * pair_index(i, j)) as u8 + signs
+    } else {
+        let mask = if odd {
+            negatives ^ (1 << smallest)
+        } else {
+            negatives
+        };
+        INTEGER_ROOT_COUNT + (mask >> 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_match_table_order() {
+        for root in E8Root::all() {
+            assert_eq!(root.to_gf8().nearest_root(), root, "root {}", root.code());
+        }
+    }
+
+    #[test]
+    fn pair_index_is_lexicographic() {
+        let mut expected = 0;
+        for i in 0..8 {
+            for j in i + 1..8 {
+                assert_eq!(pair_index(i, j), expected);
+                expected += 1;
+            }
+        }
+        assert_eq!(expected, 28);
+    }
+
+    #[test]
+    fn even_masks_are_even_and_increasing() {
+        let masks: Vec<u8> = (0..128).map(even_mask).collect();
+        assert!(masks.iter().all(|m| m.count_ones() % 2 == 0));
+        assert!(masks.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn from_bits_even_parity_always_lands_on_a_half_root() {
+        for bits in 0..=255u8 {
+            let root = E8Root::from_bits_even_parity(bits);
+            assert!(root.code() >= INTEGER_ROOT_COUNT);
+            let v = root.to_gf8();
+            let negatives = (0..8).filter(|&k| v[k] < 0.0).count();
+            assert_eq!(negatives % 2, 0);
+            for k in 1..8 {
+                assert_eq!(
+                    v[k] < 0.0,
+                    bits & (1 << k) != 0,
+                    "bits {bits:#010b}, coordinate {k}"
+                );
+            }
+            assert!(v
+                .as_array()
+                .iter()
+                .all(|x| (x.abs() - INV_SQRT_8).abs() < 1e-7));
+        }
+    }
+
+    #[test]
+    fn zero_vector_gives_code_zero() {
+        assert_eq!(Gf8::ZERO.nearest_root().code(), 0);
+    }
+}

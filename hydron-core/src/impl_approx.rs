@@ -1,0 +1,1 @@
+//! approx traits for Gf8 (to be written).

@@ -1,0 +1,1 @@
+//! serde for Gf8 (to be written).
