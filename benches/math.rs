@@ -1,1 +1,247 @@
-fn main() {}
+//! The math kernels: one question per group, every path compared in one
+//! run, with element throughput.
+//!
+//! - `nearest_root`: the closed form against brute force over the 240
+//!   roots, per vector, and the dispatched batch kernel for scale.
+//! - `batch_*`: each batch kernel on every backend this build and CPU can
+//!   run (`scalar`, the portable `wide-…` one with `--features simd`, and
+//!   `avx2+fma` when detected), then the dispatched function.
+//! - `validate_32mb`: a memcpy of 32 MB of vectors against memcpy +
+//!   validation, the cost of a validated decode over a trusting one.
+//! - `per_vector`: `dot`, `Gf8::normalize`, add-then-renormalize.
+//!
+//! ```text
+//! cargo bench --bench math                      # scalar only
+//! cargo bench --features simd --bench math      # + SIMD backends
+//! ```
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use hydron_core::batch::{self, Backend};
+use hydron_core::{E8Point, E8Root, Gf8};
+
+/// Vectors per batch: 128 KiB of input, which stays in L2.
+const BATCH: usize = 4096;
+
+/// A small deterministic generator (xorshift64*), so every run sees the
+/// same data.
+struct Rng(u64);
+
+impl Rng {
+    fn next_f32(&mut self) -> f32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40;
+        bits as f32 / (1u64 << 23) as f32 - 1.0
+    }
+
+    fn array(&mut self) -> [f32; 8] {
+        core::array::from_fn(|_| self.next_f32())
+    }
+
+    fn arrays(&mut self, n: usize) -> Vec<[f32; 8]> {
+        (0..n).map(|_| self.array()).collect()
+    }
+
+    fn units(&mut self, n: usize) -> Vec<Gf8> {
+        batch::scalar::normalize(&self.arrays(n)).expect("finite input")
+    }
+}
+
+fn announce_backend() {
+    let available: Vec<&str> = batch::backends().map(Backend::name).collect();
+    eprintln!(
+        "hydron batch backend: {} (available: {})",
+        batch::backend(),
+        available.join(", ")
+    );
+}
+
+fn nearest_root(c: &mut Criterion) {
+    announce_backend();
+    // As many vectors as the batch groups: with fewer, the branch
+    // predictor learns the closed form's data-dependent branches across
+    // iterations and flatters it.
+    let vectors = Rng(1).units(BATCH);
+    let mut group = c.benchmark_group("nearest_root");
+    group.throughput(Throughput::Elements(vectors.len() as u64));
+    group.bench_function("closed_form", |b| {
+        b.iter(|| {
+            for v in black_box(&vectors) {
+                black_box(v.nearest_root());
+            }
+        });
+    });
+    let mut roots = vec![E8Root::new(0).expect("code 0"); vectors.len()];
+    group.bench_function(format!("batch-{}", batch::backend()), |b| {
+        b.iter(|| batch::nearest_roots_into(black_box(&vectors), &mut roots));
+    });
+    group.bench_function("brute_force", |b| {
+        b.iter(|| {
+            for v in black_box(&vectors) {
+                black_box(E8Root::nearest_brute_force(*v));
+            }
+        });
+    });
+    group.finish();
+}
+
+fn batch_kernels(c: &mut Criterion) {
+    let mut rng = Rng(2);
+    let raw = rng.arrays(BATCH);
+    let units = rng.units(BATCH);
+    let unit_arrays = Gf8::slice_as_arrays(&units);
+    let query = units[0];
+    let backends: Vec<Backend> = batch::backends().collect();
+    let dispatched = format!("dispatched-{}", batch::backend());
+
+    let mut group = c.benchmark_group("batch_nearest_roots");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let mut roots = vec![E8Root::new(0).expect("code 0"); BATCH];
+    for &backend in &backends {
+        group.bench_function(BenchmarkId::new(backend.name(), BATCH), |b| {
+            b.iter(|| backend.nearest_roots_into(black_box(&units), &mut roots));
+        });
+    }
+    group.bench_function(BenchmarkId::new(&dispatched, BATCH), |b| {
+        b.iter(|| batch::nearest_roots_into(black_box(&units), &mut roots));
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("batch_normalize");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let mut normalized = vec![Gf8::ZERO; BATCH];
+    for &backend in &backends {
+        group.bench_function(BenchmarkId::new(backend.name(), BATCH), |b| {
+            b.iter(|| backend.normalize_into(black_box(&raw), &mut normalized));
+        });
+    }
+    group.bench_function(BenchmarkId::new(&dispatched, BATCH), |b| {
+        b.iter(|| batch::normalize_into(black_box(&raw), &mut normalized));
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("batch_validate");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    for &backend in &backends {
+        group.bench_function(BenchmarkId::new(backend.name(), BATCH), |b| {
+            b.iter(|| backend.validate(black_box(unit_arrays)));
+        });
+    }
+    group.bench_function(BenchmarkId::new(&dispatched, BATCH), |b| {
+        b.iter(|| batch::validate(black_box(unit_arrays)));
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("batch_dot");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let mut dots = vec![0.0f32; BATCH];
+    for &backend in &backends {
+        group.bench_function(BenchmarkId::new(backend.name(), BATCH), |b| {
+            b.iter(|| backend.dot_into(black_box(query), black_box(&units), &mut dots));
+        });
+    }
+    group.bench_function(BenchmarkId::new(&dispatched, BATCH), |b| {
+        b.iter(|| batch::dot_into(black_box(query), black_box(&units), &mut dots));
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("batch_lattice");
+    let lattice_input: Vec<[f32; 8]> = raw.iter().map(|a| a.map(|x| x * 4.0)).collect();
+    let mut points = vec![E8Point::ORIGIN; BATCH];
+    group.throughput(Throughput::Elements(BATCH as u64));
+    group.bench_function(BenchmarkId::new(&dispatched, BATCH), |b| {
+        b.iter(|| batch::nearest_lattice_points_into(black_box(&lattice_input), &mut points));
+    });
+    group.finish();
+}
+
+/// 32 MB of unit vectors (2^20 of them), well past the L2 caches: a plain
+/// copy against a copy followed by validation, as a validated decoder would
+/// do it, and validation alone.
+fn validate_32mb(c: &mut Criterion) {
+    const COUNT: usize = 1 << 20;
+    let source: Vec<[f32; 8]> = Gf8::vec_into_arrays(Rng(3).units(COUNT));
+    let mut destination = vec![[0.0f32; 8]; COUNT];
+    let mut group = c.benchmark_group("validate_32mb");
+    group.throughput(Throughput::Elements(COUNT as u64));
+    group.sample_size(20);
+    group.bench_function("memcpy", |b| {
+        b.iter(|| destination.copy_from_slice(black_box(&source)));
+    });
+    group.bench_function(format!("memcpy+validate-{}", batch::backend()), |b| {
+        b.iter(|| {
+            destination.copy_from_slice(black_box(&source));
+            batch::validate(&destination)
+        });
+    });
+    // Validating each 16 KiB right after copying it, while it is in L1:
+    // how a decoder can hide most of the cost.
+    group.bench_function(
+        format!("memcpy+validate-16k-chunks-{}", batch::backend()),
+        |b| {
+            b.iter(|| {
+                for (to, from) in destination
+                    .chunks_mut(512)
+                    .zip(black_box(&source).chunks(512))
+                {
+                    to.copy_from_slice(from);
+                    batch::validate(to)?;
+                }
+                Ok::<(), hydron_core::BatchError>(())
+            });
+        },
+    );
+    group.bench_function(format!("validate-{}", batch::backend()), |b| {
+        b.iter(|| batch::validate(black_box(&source)));
+    });
+    group.finish();
+}
+
+fn per_vector(c: &mut Criterion) {
+    let mut rng = Rng(4);
+    let units = rng.units(BATCH);
+    let raw = rng.arrays(BATCH);
+    let mut group = c.benchmark_group("per_vector");
+    group.throughput(Throughput::Elements(units.len() as u64));
+    group.bench_function("dot", |b| {
+        b.iter(|| {
+            for pair in black_box(&units).windows(2) {
+                black_box(pair[0].dot(pair[1]));
+            }
+        });
+    });
+    group.bench_function("normalize", |b| {
+        b.iter(|| {
+            for a in black_box(&raw) {
+                let _ = black_box(Gf8::normalize(*a));
+            }
+        });
+    });
+    group.bench_function("add_renormalize", |b| {
+        b.iter(|| {
+            for pair in black_box(&units).windows(2) {
+                black_box(pair[0] + pair[1]);
+            }
+        });
+    });
+    group.bench_function("check", |b| {
+        b.iter(|| {
+            for v in black_box(&units) {
+                let _ = black_box(Gf8::check(v.as_array()));
+            }
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    nearest_root,
+    batch_kernels,
+    validate_32mb,
+    per_vector
+);
+criterion_main!(benches);

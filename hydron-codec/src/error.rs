@@ -25,6 +25,171 @@ pub enum CodecError {
         /// What is wrong with it.
         error: Gf8Error,
     },
+    /// Reading or writing failed (without a file name; file operations wrap
+    /// this in [`CodecError::InFile`]).
+    #[error("I/O error: {0}")]
+    Io(std::io::Error),
+    /// Malformed JSON, or JSON of the wrong shape; the message names the
+    /// vector and coordinate when the parser was inside one.
+    #[error("JSON error at line {line}, column {column}: {message}")]
+    Json {
+        /// 1-based line of the error.
+        line: u64,
+        /// Column as serde_json counts it: bytes from the start of the line
+        /// through the last byte read, so the problem is at or just after it.
+        column: u64,
+        /// What is wrong, e.g. `"vector 2, coordinate 7: number out of range"`.
+        message: String,
+    },
+    /// A line of JSON Lines text is longer than the reader accepts.
+    #[error("line {line} is longer than {limit} bytes")]
+    LineTooLong {
+        /// 1-based line number.
+        line: u64,
+        /// The longest line accepted, in bytes (newline excluded).
+        limit: usize,
+    },
+    /// A vector read from a line of text breaks the `Gf8` invariant.
+    #[error("line {line} (vector {index}): {error}")]
+    InvalidVectorOnLine {
+        /// 1-based line number.
+        line: u64,
+        /// Index of the vector in the stream.
+        index: u64,
+        /// What is wrong with it.
+        error: Gf8Error,
+    },
+    /// An error about a named file: the path, then what went wrong.
+    #[error("{}: {error}", path.display())]
+    InFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What went wrong in it.
+        error: Box<CodecError>,
+    },
+    /// The data is not a hydron file (wrong magic bytes, empty, another
+    /// format).
+    #[error("not a hydron file: {reason}")]
+    UnknownFormat {
+        /// What was found instead.
+        reason: String,
+    },
+    /// The file is a hydron file of a format version this build cannot read.
+    #[error("unsupported hydron file version {found} (this build reads version {supported})")]
+    UnsupportedVersion {
+        /// The version in the file.
+        found: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// The file is in a form whose cargo feature is not enabled.
+    #[error("the file is in the {format} form, which needs hydron-codec's `{feature}` feature")]
+    FormatDisabled {
+        /// The form found in the file.
+        format: &'static str,
+        /// The cargo feature that reads it.
+        feature: &'static str,
+    },
+    /// The data ends before the container does: the file was cut short.
+    #[cfg(any(feature = "fory", feature = "json"))]
+    #[error("truncated: the data ends at byte offset {offset}, in {section}")]
+    Truncated {
+        /// Where the data ends (its length).
+        offset: u64,
+        /// The part of the container that is missing or incomplete.
+        section: crate::file::Section,
+    },
+    /// A checksum or framing check failed: the data was altered.
+    #[cfg(any(feature = "fory", feature = "json"))]
+    #[error("corrupt {section} at byte offset {offset}: {detail}")]
+    Corrupt {
+        /// The damaged part of the container.
+        section: crate::file::Section,
+        /// Byte offset where that part starts (or where the check failed).
+        offset: u64,
+        /// Which check failed.
+        detail: String,
+    },
+    /// A binary message ends before its data does (checked before any
+    /// allocation for that data).
+    #[error("input ends early: {what} at byte offset {offset} needs {needed} bytes, only {available} remain")]
+    UnexpectedEnd {
+        /// Where the incomplete part starts.
+        offset: u64,
+        /// What is incomplete, e.g. `"the float32 array"`.
+        what: &'static str,
+        /// Bytes that part needs.
+        needed: u64,
+        /// Bytes the input still has from `offset`.
+        available: u64,
+    },
+    /// Bytes follow a complete binary message.
+    #[error("{count} trailing bytes after the end of the message at byte offset {offset}")]
+    TrailingBytes {
+        /// Where the message ends and the extra bytes start.
+        offset: u64,
+        /// How many extra bytes there are.
+        count: u64,
+    },
+    /// A framing byte is not what the format requires: the input is not a
+    /// fory message, or not one of this kind.
+    #[error("byte offset {offset}: found 0x{found:02x}, expected {expected}")]
+    WrongHeader {
+        /// Where the byte is.
+        offset: u64,
+        /// The byte found.
+        found: u8,
+        /// What the format requires there.
+        expected: &'static str,
+    },
+    /// A fory message holds a different registered type.
+    #[error("byte offset {offset}: fory user type id {found}, expected {expected} ({name})")]
+    WrongTypeId {
+        /// Where the type id starts.
+        offset: u64,
+        /// The type id found.
+        found: u32,
+        /// The type id required.
+        expected: u32,
+        /// The type that has the required id.
+        name: &'static str,
+    },
+    /// A length prefix is not a whole number of elements.
+    #[error("byte offset {offset}: length {length} is not a multiple of {unit} ({what})")]
+    BadLength {
+        /// Where the length prefix starts.
+        offset: u64,
+        /// The length found (in the unit of `what`).
+        length: u64,
+        /// The length must be a multiple of this.
+        unit: u64,
+        /// What is counted, e.g. `"bytes of a float32 array"`.
+        what: &'static str,
+    },
+    /// A variable-length integer is malformed (too long, overflowing 32
+    /// bits, or not in shortest form).
+    #[error("byte offset {offset}: malformed varint: {reason}")]
+    BadVarint {
+        /// Where the varint starts.
+        offset: u64,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The data is too large for the format (fory lengths are 32-bit).
+    #[error("cannot encode {length} bytes: {what} holds at most {limit} bytes")]
+    TooLarge {
+        /// The size that was asked for, in bytes.
+        length: u64,
+        /// The largest size the format holds, in bytes.
+        limit: u64,
+        /// What is limited, e.g. `"a fory float32 array"`.
+        what: &'static str,
+    },
+    /// fory itself reported an error: type registration, or generic
+    /// (de)serialization through a [`fory::Fory`](::fory::Fory).
+    #[cfg(feature = "fory")]
+    #[error("fory: {0}")]
+    Fory(#[from] ::fory::Error),
 }
 
 impl From<BatchError> for CodecError {

@@ -12,5 +12,12 @@
 mod error;
 mod policy;
 
+#[cfg(any(feature = "fory", feature = "json"))]
+pub mod file;
+#[cfg(feature = "fory")]
+pub mod fory;
+#[cfg(feature = "json")]
+pub mod json;
+
 pub use error::CodecError;
 pub use policy::Policy;

@@ -96,8 +96,14 @@ pub(crate) const fn pair_index(i: usize, j: usize) -> usize {
     i * (15 - i) / 2 + (j - i - 1)
 }
 
-/// A root of E8 as a one-byte code in `0..240` (see the [module
-/// docs](self) for the order).
+/// A root of E8 as a one-byte code in `0..240`.
+///
+/// Codes `0..112` are the roots `(±1, ±1, 0, …, 0)/√2`: `4p + s` for the
+/// coordinate pair `i < j` with lexicographic pair index `p` (`(0,1)` is 0,
+/// `(6,7)` is 27), where bit 0 of `s` makes coordinate `i` negative and
+/// bit 1 coordinate `j`. Codes `112..240` are the roots `(±1/√8)^8` with an
+/// even number of minus signs: `112 + m / 2` for the sign mask `m` (bit `k`
+/// set: coordinate `k` negative).
 ///
 /// ```
 /// use hydron_core::{E8Root, Gf8};
@@ -110,7 +116,7 @@ pub(crate) const fn pair_index(i: usize, j: usize) -> usize {
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, bytemuck::NoUninit)]
 #[repr(transparent)]
-pub struct E8Root(u8);
+pub struct E8Root(pub(crate) u8);
 
 impl E8Root {
     /// The root with this code; codes `240..=255` are an error.
@@ -233,7 +239,10 @@ impl Gf8 {
     /// their signs; the best root `(±1/√8)^8` takes the signs of `x`,
     /// flipping the smallest `|x_i|` when the count of negatives is odd.
     /// The better of the two wins; on an exact tie the integer-type root
-    /// (the lower code) wins. The zero vector gives code 0.
+    /// (the lower code) wins. The zero vector gives code 0 when its zeros
+    /// are positive; a negative zero counts as a minus sign (as in the batch
+    /// kernels), so `[-0.0; 8]` gives code 3, `(−1, −1, 0, …)/√2` (every
+    /// root is equally far from zero).
     ///
     /// ```
     /// use hydron_core::{E8Root, Gf8};
@@ -268,49 +277,59 @@ impl Gf8 {
 /// direction is all that matters, so they need not be normalized).
 #[inline]
 pub(crate) fn nearest_root_code(x: &[f32; 8]) -> u8 {
-    let abs = x.map(f32::abs);
-    let mut negatives = 0u8;
-    for (k, value) in x.iter().enumerate() {
-        negatives |= u8::from(value.is_sign_negative()) << k;
+    // Written without data-dependent branches (selects only), so that
+    // random inputs do not pay for branch mispredictions.
+    let mut negatives = 0u32;
+    let mut abs = [0.0f32; 8];
+    for k in 0..8 {
+        let bits = x[k].to_bits();
+        negatives |= (bits >> 31) << k;
+        abs[k] = f32::from_bits(bits & 0x7FFF_FFFF);
     }
 
-    // Two largest |x_i| (first index wins ties) and the smallest.
-    let (mut first, mut second) = if abs[1] > abs[0] { (1, 0) } else { (0, 1) };
-    let mut smallest = if abs[1] < abs[0] { 1 } else { 0 };
+    // Two largest |x_i| (first index wins ties) and the smallest, with
+    // their indices.
+    let swap = abs[1] > abs[0];
+    let (mut first_value, mut first) = select(swap, (abs[1], 1), (abs[0], 0));
+    let (mut second_value, mut second) = select(swap, (abs[0], 0), (abs[1], 1));
+    let lower = abs[1] < abs[0];
+    let (mut smallest_value, mut smallest) = select(lower, (abs[1], 1), (abs[0], 0));
     let mut sum = abs[0] + abs[1];
-    for k in 2..8 {
-        let a = abs[k];
+    for (k, &a) in abs.iter().enumerate().skip(2) {
+        let k = k as u32;
         sum += a;
-        if a > abs[first] {
-            second = first;
-            first = k;
-        } else if a > abs[second] {
-            second = k;
-        }
-        if a < abs[smallest] {
-            smallest = k;
-        }
+        let above_first = a > first_value;
+        let above_second = a > second_value;
+        // if a > first { second = first; first = k } else if a > second { second = k }
+        (second_value, second) = select(
+            above_first,
+            (first_value, first),
+            select(above_second, (a, k), (second_value, second)),
+        );
+        (first_value, first) = select(above_first, (a, k), (first_value, first));
+        (smallest_value, smallest) =
+            select(a < smallest_value, (a, k), (smallest_value, smallest));
     }
 
-    let integer_score = (abs[first] + abs[second]) * INV_SQRT_2;
-    let odd = negatives.count_ones() & 1 == 1;
-    let half_score = if odd { sum - 2.0 * abs[smallest] } else { sum } * INV_SQRT_8;
+    let integer_score = (first_value + second_value) * INV_SQRT_2;
+    let odd = negatives.count_ones() & 1;
+    let half_score = select(odd == 1, sum - 2.0 * smallest_value, sum) * INV_SQRT_8;
 
-    if integer_score >= half_score {
-        let (i, j) = if first < second {
-            (first, second)
-        } else {
-            (second, first)
-        };
-        let signs = ((negatives >> i) & 1) | (((negatives >> j) & 1) << 1);
-        (4 * pair_index(i, j)) as u8 + signs
+    let (i, j) = (first.min(second), first.max(second));
+    let signs = ((negatives >> i) & 1) | (((negatives >> j) & 1) << 1);
+    let integer_code = 4 * pair_index(i as usize, j as usize) as u32 + signs;
+    let mask = negatives ^ (odd << smallest);
+    let half_code = u32::from(INTEGER_ROOT_COUNT) + (mask >> 1);
+    select(integer_score >= half_score, integer_code, half_code) as u8
+}
+
+/// `if condition { a } else { b }`, meant to compile to a conditional move.
+#[inline(always)]
+fn select<T>(condition: bool, a: T, b: T) -> T {
+    if condition {
+        a
     } else {
-        let mask = if odd {
-            negatives ^ (1 << smallest)
-        } else {
-            negatives
-        };
-        INTEGER_ROOT_COUNT + (mask >> 1)
+        b
     }
 }
 

@@ -31,10 +31,11 @@ pub enum Gf8Error {
     },
     /// The vector is finite but neither of unit norm (within
     /// [`NORM_TOLERANCE`](crate::NORM_TOLERANCE)) nor exactly zero.
-    #[error("norm is {norm}, expected 1 (within {tolerance}) or exactly 0")]
+    #[error("norm is {}, expected 1 (within {tolerance}) or exactly 0", readable(*.norm))]
     NotUnitNorm {
-        /// The norm that was found.
-        norm: f32,
+        /// The norm that was found (in `f64`, so that norms beyond `f32::MAX`
+        /// or below its smallest normal value are still exact).
+        norm: f64,
         /// The tolerance that was allowed.
         tolerance: f32,
     },
@@ -65,8 +66,44 @@ pub enum Gf8Error {
     EmptyInput,
     /// The points have no unique spherical mean (for example, they are
     /// spread evenly around the sphere, so their Euclidean sum is zero).
-    #[error("the points have no unique mean: their Euclidean sum is (nearly) zero")]
+    #[error(
+        "the points have no unique mean: their Euclidean sum is (nearly) zero, or they are \
+         too spread out for the spherical mean to converge"
+    )]
     NoUniqueMean,
+    /// A weight of a weighted mean is negative, NaN or infinite.
+    #[error("weight {index} is {weight}: weights must be finite and non-negative")]
+    InvalidWeight {
+        /// Index of the weight (and its point).
+        index: usize,
+        /// The weight that was given.
+        weight: f32,
+    },
+    /// Doubled lattice coordinates mix integers and half-integers.
+    #[error(
+        "coordinate {coordinate} is not of the same kind as coordinate 0: an E8 point has \
+         all integer or all half-integer coordinates"
+    )]
+    MixedLatticeCoordinates {
+        /// Index of the first coordinate whose kind differs from coordinate 0.
+        coordinate: usize,
+    },
+    /// Lattice coordinates whose sum is odd.
+    #[error("the coordinates sum to {sum}, which is odd: an E8 point has an even coordinate sum")]
+    OddLatticeSum {
+        /// The sum of the coordinates.
+        sum: i64,
+    },
+}
+
+/// Formats a number readably at any magnitude: plain decimals near 1,
+/// scientific notation for very large or very small values.
+fn readable(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e7).contains(&x.abs()) {
+        format!("{}", x as f32)
+    } else {
+        format!("{x:.6e}")
+    }
 }
 
 /// A [`Gf8Error`] for one vector of a batch, with that vector's index.

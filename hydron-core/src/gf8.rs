@@ -94,6 +94,7 @@ impl Gf8 {
     /// assert!(Gf8::try_new([0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).is_ok());
     /// let err = Gf8::try_new([2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).unwrap_err();
     /// assert!(matches!(err, Gf8Error::NotUnitNorm { norm, .. } if norm == 2.0));
+    /// assert_eq!(err.to_string(), "norm is 2, expected 1 (within 0.00001) or exactly 0");
     /// ```
     #[inline]
     pub fn try_new(coords: [f32; 8]) -> Result<Gf8, Gf8Error> {
@@ -453,12 +454,12 @@ pub(crate) fn check_finite(coords: &[f32; 8]) -> Result<(), Gf8Error> {
 }
 
 /// The norm of finite coordinates, without overflow or underflow.
-fn robust_norm(coords: &[f32; 8]) -> f32 {
+fn robust_norm(coords: &[f32; 8]) -> f64 {
     coords
         .iter()
         .map(|&x| f64::from(x) * f64::from(x))
         .sum::<f64>()
-        .sqrt() as f32
+        .sqrt()
 }
 
 impl TryFrom<[f32; 8]> for Gf8 {
@@ -605,13 +606,14 @@ mod tests {
     #[test]
     fn try_new_rejects_tiny_nonzero_and_huge() {
         let tiny = [1e-30, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
-        assert!(matches!(
-            Gf8::try_new(tiny),
-            Err(Gf8Error::NotUnitNorm { .. })
-        ));
+        let err = Gf8::try_new(tiny).unwrap_err();
+        assert!(err.to_string().starts_with("norm is 1.000000e-30,"), "{err}");
         let huge = [3e38, 3e38, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
         match Gf8::try_new(huge) {
-            Err(Gf8Error::NotUnitNorm { norm, .. }) => assert!(norm > 3e38),
+            Err(e @ Gf8Error::NotUnitNorm { norm, .. }) => {
+                assert!(norm > 4.2e38);
+                assert!(e.to_string().starts_with("norm is 4.242641e38,"), "{e}");
+            }
             other => panic!("unexpected {other:?}"),
         }
     }

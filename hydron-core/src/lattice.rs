@@ -1,7 +1,594 @@
-//! Nearest point of the full E8 lattice (placeholder until implemented).
+//! The E8 lattice: exact points, and the nearest point to any vector.
+//!
+//! E8 is the set of points of R^8 whose coordinates are all integers or all
+//! half-integers, with an even sum: E8 = D8 ∪ (D8 + ½·𝟙), where D8 is the
+//! integer vectors with an even sum. Its shortest non-zero vectors have
+//! squared norm 2; they are the 240 roots ([`E8Root`], which stores them
+//! scaled to unit length).
+//!
+//! An [`E8Point`] stores its coordinates doubled, as `[i32; 8]`, so it is
+//! exact. [`E8Point::nearest`] is the decoder of Conway and Sloane
+//! ("Fast quantizing and decoding algorithms for lattice quantizers and
+//! codes", 1982): the nearest point of D8 and the nearest point of
+//! D8 + ½·𝟙, whichever is closer.
+
+use core::fmt;
+use core::ops::Neg;
+
+use crate::gf8::check_finite;
+use crate::{E8Root, Gf8Error};
+
+/// Largest doubled coordinate of any [`E8Point`]: `2 · (2^22 + 1)`.
+const MAX_DOUBLED: i32 = 2 * ((1 << 22) + 1);
 
 /// A point of the E8 lattice, stored exactly as doubled coordinates.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+///
+/// Every coordinate is within ±[`COORDINATE_LIMIT`](E8Point::COORDINATE_LIMIT)
+/// (2^22 + 1), so every coordinate and every doubled coordinate is exactly
+/// an `f32`, and the integer arithmetic below cannot overflow.
+///
+/// ```
+/// use hydron_core::E8Point;
+///
+/// let p = E8Point::nearest(&[0.9, 0.2, -0.1, 0.0, 0.0, 0.0, 0.0, 1.1])?;
+/// assert_eq!(p.to_array(), [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+/// assert_eq!(p.doubled(), [2, 0, 0, 0, 0, 0, 0, 2]);
+/// assert_eq!(p.norm_sq(), 2);
+/// # Ok::<(), hydron_core::Gf8Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct E8Point {
     doubled: [i32; 8],
+}
+
+impl E8Point {
+    /// The origin.
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    /// assert_eq!(E8Point::ORIGIN.to_array(), [0.0; 8]);
+    /// assert_eq!(E8Point::ORIGIN, E8Point::default());
+    /// ```
+    pub const ORIGIN: E8Point = E8Point { doubled: [0; 8] };
+
+    /// The largest coordinate magnitude [`nearest`](E8Point::nearest)
+    /// accepts: 2^22 = 4194304.
+    ///
+    /// ```
+    /// use hydron_core::{E8Point, Gf8Error};
+    ///
+    /// assert!(E8Point::nearest(&[E8Point::INPUT_LIMIT; 8]).is_ok());
+    /// let mut x = [0.0; 8];
+    /// x[6] = -1e7;
+    /// assert!(matches!(
+    ///     E8Point::nearest(&x),
+    ///     Err(Gf8Error::OutOfLatticeRange { coordinate: 6, .. })
+    /// ));
+    /// ```
+    pub const INPUT_LIMIT: f32 = 4_194_304.0;
+
+    /// The largest coordinate magnitude of any `E8Point`: 2^22 + 1.
+    ///
+    /// The nearest lattice point is within 1 of its input in every
+    /// coordinate, so [`nearest`](E8Point::nearest) stays within this limit;
+    /// [`from_doubled`](E8Point::from_doubled) and
+    /// [`checked_add`](E8Point::checked_add) enforce it.
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    /// assert_eq!(E8Point::COORDINATE_LIMIT, E8Point::INPUT_LIMIT + 1.0);
+    /// ```
+    pub const COORDINATE_LIMIT: f32 = 4_194_305.0;
+
+    /// The nearest E8 point to `coords` (Euclidean distance).
+    ///
+    /// Computed in `f64` with the Conway–Sloane decoder: round every
+    /// coordinate to an integer and, if their sum is odd, round the
+    /// coordinate with the largest rounding error the other way; do the same
+    /// for `coords − ½` and add ½ back; keep the closer of the two
+    /// candidates. When both are exactly equally far, the integer one wins.
+    /// Within each candidate, ties are broken by rounding halves away from
+    /// zero, and the lowest index among equal rounding errors is re-rounded.
+    ///
+    /// Errors: a NaN or infinite coordinate, or one whose magnitude exceeds
+    /// [`INPUT_LIMIT`](E8Point::INPUT_LIMIT), naming the first such
+    /// coordinate.
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    ///
+    /// // Closer to the half-integer point (½, …, ½) than to any integer one.
+    /// let p = E8Point::nearest(&[0.4, 0.6, 0.5, 0.5, 0.3, 0.7, 0.5, 0.5])?;
+    /// assert_eq!(p.doubled(), [1; 8]);
+    /// // An odd sum of rounded coordinates: the worst-rounded one flips.
+    /// let q = E8Point::nearest(&[0.6, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])?;
+    /// assert_eq!(q, E8Point::ORIGIN);
+    /// assert!(E8Point::nearest(&[f32::NAN; 8]).is_err());
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    pub fn nearest(coords: &[f32; 8]) -> Result<E8Point, Gf8Error> {
+        check_finite(coords)?;
+        for (coordinate, &value) in coords.iter().enumerate() {
+            if value.abs() > E8Point::INPUT_LIMIT {
+                return Err(Gf8Error::OutOfLatticeRange {
+                    coordinate,
+                    value,
+                    limit: E8Point::INPUT_LIMIT,
+                });
+            }
+        }
+        // Exact: an f32 widens to f64 exactly, and subtracting ½ from a
+        // value of magnitude ≤ 2^22 needs at most 53 significant bits
+        // unless the value is tiny, where the rounding error is irrelevant.
+        let x = coords.map(f64::from);
+        let integer = round_to_d8(&x);
+        let half = round_to_d8(&x.map(|v| v - 0.5));
+
+        // Doubled coordinates: `2a` for the integer candidate, `2b + 1` for
+        // the half-integer one. Every candidate coordinate is within 1 of its
+        // input, so within ±(2^22 + 1): the casts are exact.
+        let integer: [i32; 8] = integer.map(|a| (2 * a) as i32);
+        let half: [i32; 8] = half.map(|b| (2 * b + 1) as i32);
+        let integer_distance = doubled_distance_sq(&x, &integer);
+        let half_distance = doubled_distance_sq(&x, &half);
+        let doubled = if integer_distance <= half_distance {
+            integer
+        } else {
+            half
+        };
+        Ok(E8Point { doubled })
+    }
+
+    /// The point with these doubled coordinates (`2 · coordinate`), after
+    /// checking that it is in E8 and in range.
+    ///
+    /// Errors: a coordinate beyond
+    /// [`COORDINATE_LIMIT`](E8Point::COORDINATE_LIMIT)
+    /// ([`OutOfLatticeRange`](Gf8Error::OutOfLatticeRange)); integers mixed
+    /// with half-integers
+    /// ([`MixedLatticeCoordinates`](Gf8Error::MixedLatticeCoordinates)); an
+    /// odd coordinate sum ([`OddLatticeSum`](Gf8Error::OddLatticeSum)).
+    ///
+    /// ```
+    /// use hydron_core::{E8Point, Gf8Error};
+    ///
+    /// let p = E8Point::from_doubled([1, 1, 1, 1, 1, 1, -1, -1])?;
+    /// assert_eq!(p.to_array()[6], -0.5);
+    /// assert_eq!(
+    ///     E8Point::from_doubled([2, 1, 1, 1, 1, 1, 1, 1]),
+    ///     Err(Gf8Error::MixedLatticeCoordinates { coordinate: 1 })
+    /// );
+    /// assert_eq!(
+    ///     E8Point::from_doubled([2, 0, 0, 0, 0, 0, 0, 0]),
+    ///     Err(Gf8Error::OddLatticeSum { sum: 1 })
+    /// );
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    pub fn from_doubled(doubled: [i32; 8]) -> Result<E8Point, Gf8Error> {
+        for (coordinate, &d) in doubled.iter().enumerate() {
+            if d.unsigned_abs() > MAX_DOUBLED as u32 {
+                return Err(Gf8Error::OutOfLatticeRange {
+                    coordinate,
+                    value: (f64::from(d) / 2.0) as f32,
+                    limit: E8Point::COORDINATE_LIMIT,
+                });
+            }
+        }
+        let parity = doubled[0] & 1;
+        if let Some(coordinate) = doubled.iter().position(|&d| d & 1 != parity) {
+            return Err(Gf8Error::MixedLatticeCoordinates { coordinate });
+        }
+        // In range, so the sum cannot overflow; with one parity it is even.
+        let doubled_sum: i64 = doubled.iter().map(|&d| i64::from(d)).sum();
+        let sum = doubled_sum / 2;
+        if sum & 1 != 0 {
+            return Err(Gf8Error::OddLatticeSum { sum });
+        }
+        Ok(E8Point { doubled })
+    }
+
+    /// The exact coordinates, doubled: `2 · coordinate`, all even or all odd.
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    /// let p = E8Point::nearest(&[0.5, 0.5, 0.5, 0.5, 0.5, 0.5, -0.5, -0.5])?;
+    /// assert_eq!(p.doubled(), [1, 1, 1, 1, 1, 1, -1, -1]);
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn doubled(&self) -> [i32; 8] {
+        self.doubled
+    }
+
+    /// The coordinates as `f32` (exact: every coordinate of an `E8Point` is
+    /// a half-integer below 2^23).
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    /// let p = E8Point::from_doubled([-3, 1, 1, 1, 1, 1, 1, 1])?;
+    /// assert_eq!(p.to_array(), [-1.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]);
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn to_array(self) -> [f32; 8] {
+        self.doubled.map(|d| d as f32 * 0.5)
+    }
+
+    /// Whether `coords` are a point of E8 (all integers or all
+    /// half-integers, with an even sum). Exact for every finite `f32`, with
+    /// no range limit; NaN and infinities are not in E8.
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    ///
+    /// assert!(E8Point::contains(&[0.5, -0.5, 0.5, 0.5, 0.5, 0.5, 0.5, -0.5]));
+    /// // Seven halves and one minus half sum to 3, which is odd.
+    /// assert!(!E8Point::contains(&[0.5, -0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]));
+    /// assert!(E8Point::contains(&[1e30, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]));
+    /// assert!(!E8Point::contains(&[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]));
+    /// assert!(!E8Point::contains(&[0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 1.0]));
+    /// ```
+    #[must_use]
+    pub fn contains(coords: &[f32; 8]) -> bool {
+        if check_finite(coords).is_err() {
+            return false;
+        }
+        // 2x is exact in f64; its remainder mod 4 (exact for f64) decides
+        // both the parity of 2x and the sum of the coordinates mod 2.
+        let mut residues = [0u8; 8];
+        for (r, &x) in residues.iter_mut().zip(coords) {
+            let doubled = 2.0 * f64::from(x);
+            if doubled.fract() != 0.0 {
+                return false;
+            }
+            *r = doubled.rem_euclid(4.0) as u8;
+        }
+        let parity = residues[0] & 1;
+        residues.iter().all(|&r| r & 1 == parity)
+            && residues.iter().map(|&r| u32::from(r)).sum::<u32>() % 4 == 0
+    }
+
+    /// Whether the coordinates are integers (the D8 coset) rather than
+    /// half-integers.
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    /// assert!(E8Point::ORIGIN.is_integer());
+    /// assert!(!E8Point::from_doubled([1; 8])?.is_integer());
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn is_integer(&self) -> bool {
+        self.doubled[0] & 1 == 0
+    }
+
+    /// The squared norm, an even integer (E8 is an even lattice).
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    /// assert_eq!(E8Point::from_doubled([1; 8])?.norm_sq(), 2);
+    /// assert_eq!(E8Point::from_doubled([4, 0, 0, 0, 0, 0, 0, 0])?.norm_sq(), 4);
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn norm_sq(&self) -> i64 {
+        self.dot(self)
+    }
+
+    /// The inner product, an integer (E8 is an integral lattice).
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    /// let a = E8Point::from_doubled([1; 8])?;
+    /// let b = E8Point::from_doubled([2, 2, 0, 0, 0, 0, 0, 0])?;
+    /// assert_eq!(a.dot(&b), 1);
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn dot(&self, other: &E8Point) -> i64 {
+        // |d| ≤ 2^23 + 2, so each product is below 2^47 and the sum of 8
+        // below 2^50: no overflow. The sum is a multiple of 4.
+        let doubled_dot: i64 = self
+            .doubled
+            .iter()
+            .zip(&other.doubled)
+            .map(|(&a, &b)| i64::from(a) * i64::from(b))
+            .sum();
+        doubled_dot / 4
+    }
+
+    /// The squared Euclidean distance from `coords`, in `f64`.
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    /// let x = [0.25, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    /// assert_eq!(E8Point::ORIGIN.distance_sq(&x), 0.0625);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn distance_sq(&self, coords: &[f32; 8]) -> f64 {
+        doubled_distance_sq(&coords.map(f64::from), &self.doubled)
+    }
+
+    /// The root of E8 this point is, if its squared norm is 2 (the 240
+    /// shortest non-zero points are exactly the roots, scaled by √2).
+    ///
+    /// ```
+    /// use hydron_core::{E8Point, E8Root};
+    ///
+    /// let p = E8Point::from_doubled([2, 0, 0, 0, 0, 0, 0, -2])?;
+    /// let root = p.to_root().unwrap();
+    /// assert_eq!(E8Point::from(root), p);
+    /// assert_eq!(E8Point::ORIGIN.to_root(), None);
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[must_use]
+    pub fn to_root(self) -> Option<E8Root> {
+        if self.norm_sq() != 2 {
+            return None;
+        }
+        let mut negatives = 0u8;
+        for (k, &d) in self.doubled.iter().enumerate() {
+            negatives |= u8::from(d < 0) << k;
+        }
+        if self.is_integer() {
+            // Two coordinates ±1 (doubled ±2), the rest 0.
+            let mut nonzero = (0..8).filter(|&k| self.doubled[k] != 0);
+            let (i, j) = (nonzero.next()?, nonzero.next()?);
+            let signs = ((negatives >> i) & 1) | (((negatives >> j) & 1) << 1);
+            E8Root::new((4 * crate::e8::pair_index(i, j)) as u8 + signs).ok()
+        } else {
+            // All ±½ with an even number of minus signs.
+            E8Root::new(crate::e8::INTEGER_ROOT_COUNT + (negatives >> 1)).ok()
+        }
+    }
+
+    /// The sum, or `None` if a coordinate would exceed
+    /// [`COORDINATE_LIMIT`](E8Point::COORDINATE_LIMIT).
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    /// let a = E8Point::from_doubled([1; 8])?;
+    /// assert_eq!(a.checked_add(&a).unwrap().doubled(), [2; 8]);
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[must_use]
+    pub fn checked_add(&self, other: &E8Point) -> Option<E8Point> {
+        // |a|, |b| ≤ 2^23 + 2, so `a + b` cannot overflow i32.
+        let doubled: [i32; 8] = core::array::from_fn(|k| self.doubled[k] + other.doubled[k]);
+        doubled
+            .iter()
+            .all(|d| d.unsigned_abs() <= MAX_DOUBLED as u32)
+            .then_some(E8Point { doubled })
+    }
+
+    /// The difference, or `None` if a coordinate would exceed
+    /// [`COORDINATE_LIMIT`](E8Point::COORDINATE_LIMIT).
+    ///
+    /// ```
+    /// use hydron_core::E8Point;
+    /// let a = E8Point::from_doubled([1; 8])?;
+    /// assert_eq!(a.checked_sub(&a), Some(E8Point::ORIGIN));
+    /// # Ok::<(), hydron_core::Gf8Error>(())
+    /// ```
+    #[must_use]
+    pub fn checked_sub(&self, other: &E8Point) -> Option<E8Point> {
+        self.checked_add(&-*other)
+    }
+}
+
+/// Rounds to the nearest point of D8 (integers with an even sum).
+///
+/// Round every coordinate (halves away from zero); if the sum is odd,
+/// round the coordinate with the largest rounding error (lowest index on
+/// ties) the other way. The input is finite and within ±(2^22 + ½).
+#[inline]
+fn round_to_d8(x: &[f64; 8]) -> [i64; 8] {
+    let mut rounded = [0i64; 8];
+    let mut worst = 0;
+    let mut worst_error = -1.0;
+    for (k, (&v, r)) in x.iter().zip(&mut rounded).enumerate() {
+        let f = v.round();
+        *r = f as i64;
+        let error = (v - f).abs();
+        if error > worst_error {
+            worst_error = error;
+            worst = k;
+        }
+    }
+    if rounded.iter().sum::<i64>() & 1 != 0 {
+        rounded[worst] += if x[worst] >= rounded[worst] as f64 {
+            1
+        } else {
+            -1
+        };
+    }
+    rounded
+}
+
+/// `‖x − d/2‖²` in `f64`, computed as `‖2x − d‖² / 4`.
+#[inline]
+fn doubled_distance_sq(x: &[f64; 8], doubled: &[i32; 8]) -> f64 {
+    let sum: f64 = x
+        .iter()
+        .zip(doubled)
+        .map(|(&v, &d)| {
+            let diff = 2.0 * v - f64::from(d);
+            diff * diff
+        })
+        .sum();
+    sum * 0.25
+}
+
+impl From<E8Root> for E8Point {
+    /// The root as a lattice point of squared norm 2 (the unit root scaled
+    /// by √2).
+    #[inline]
+    fn from(root: E8Root) -> E8Point {
+        let doubled = root.to_gf8().as_array().map(|x| {
+            // Unit roots have coordinates 0, ±1/√2 or ±1/√8; scaled by √2
+            // they are 0, ±1 or ±½, so doubled 0, ±2 or ±1.
+            if x == 0.0 {
+                0
+            } else if x.abs() > 0.5 {
+                2 * if x < 0.0 { -1 } else { 1 }
+            } else if x < 0.0 {
+                -1
+            } else {
+                1
+            }
+        });
+        E8Point { doubled }
+    }
+}
+
+impl Neg for E8Point {
+    type Output = E8Point;
+
+    /// The negation (always in range: the range is symmetric).
+    #[inline]
+    fn neg(self) -> E8Point {
+        E8Point {
+            doubled: self.doubled.map(|d| -d),
+        }
+    }
+}
+
+impl fmt::Display for E8Point {
+    /// Writes the exact coordinates, `[1, 0, -0.5, …]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (k, &d) in self.doubled.iter().enumerate() {
+            if k > 0 {
+                f.write_str(", ")?;
+            }
+            fmt::Display::fmt(&(f64::from(d) / 2.0), f)?;
+        }
+        f.write_str("]")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_are_the_norm_two_points() {
+        for root in E8Root::all() {
+            let p = E8Point::from(root);
+            assert_eq!(p.norm_sq(), 2, "root {}", root.code());
+            assert_eq!(p.to_root(), Some(root));
+            assert_eq!(E8Point::from_doubled(p.doubled()), Ok(p));
+            assert!(E8Point::contains(&p.to_array()));
+            // The unit root, scaled by √2, decodes to the same point.
+            let scaled = root.to_gf8().scale(core::f32::consts::SQRT_2);
+            assert_eq!(E8Point::nearest(&scaled), Ok(p));
+        }
+    }
+
+    #[test]
+    fn deep_hole_ties_pick_the_integer_coset() {
+        // (1, 0, …, 0) is a deep hole: at distance 1 from the 16 integer
+        // points 0, (2, 0, …, 0) and (1, ±e_k); the decoder picks one of them.
+        let p = E8Point::nearest(&[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).unwrap();
+        assert!(p.is_integer());
+        assert_eq!(
+            p.distance_sq(&[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+            1.0
+        );
+    }
+
+    #[test]
+    fn errors_name_the_coordinate() {
+        let mut x = [0.0f32; 8];
+        x[2] = f32::NAN;
+        assert_eq!(
+            E8Point::nearest(&x),
+            Err(Gf8Error::NotANumber { coordinate: 2 })
+        );
+        x[2] = 0.0;
+        x[7] = f32::NEG_INFINITY;
+        assert_eq!(
+            E8Point::nearest(&x),
+            Err(Gf8Error::Infinite {
+                coordinate: 7,
+                value: f32::NEG_INFINITY
+            })
+        );
+        x[7] = 0.0;
+        x[4] = 4_194_304.5;
+        assert_eq!(
+            E8Point::nearest(&x),
+            Err(Gf8Error::OutOfLatticeRange {
+                coordinate: 4,
+                value: 4_194_304.5,
+                limit: E8Point::INPUT_LIMIT
+            })
+        );
+        let err = E8Point::from_doubled([0, 0, 0, i32::MIN, 0, 0, 0, 0]).unwrap_err();
+        assert!(matches!(
+            err,
+            Gf8Error::OutOfLatticeRange { coordinate: 3, .. }
+        ));
+    }
+
+    #[test]
+    fn extreme_inputs_stay_in_range() {
+        for sign in [1.0f32, -1.0] {
+            for x in [
+                [E8Point::INPUT_LIMIT * sign; 8],
+                [(E8Point::INPUT_LIMIT - 0.5) * sign; 8],
+                [(E8Point::INPUT_LIMIT - 0.75) * sign; 8],
+            ] {
+                let p = E8Point::nearest(&x).unwrap();
+                assert_eq!(E8Point::from_doubled(p.doubled()), Ok(p));
+                for (y, x) in p.to_array().iter().zip(x) {
+                    assert!((y - x).abs() <= 1.0);
+                }
+            }
+        }
+        let top = E8Point::from_doubled([MAX_DOUBLED; 8]).unwrap();
+        assert_eq!(top.to_array(), [E8Point::COORDINATE_LIMIT; 8]);
+        assert_eq!(
+            top.checked_add(&E8Point::from_doubled([2; 8]).unwrap()),
+            None
+        );
+        assert_eq!((-top).checked_add(&top), Some(E8Point::ORIGIN));
+        assert_eq!(top.checked_sub(&top), Some(E8Point::ORIGIN));
+        assert_eq!(top.norm_sq(), 8 * (i64::from(MAX_DOUBLED) / 2).pow(2));
+    }
+
+    #[test]
+    fn contains_matches_from_doubled() {
+        // Every doubled vector in a small box: `contains` on the halved
+        // coordinates agrees with `from_doubled`.
+        let mut checked = 0;
+        for code in 0..4u32.pow(8) {
+            let doubled: [i32; 8] = core::array::from_fn(|k| ((code >> (2 * k)) & 3) as i32 - 1);
+            let coords = doubled.map(|d| d as f32 / 2.0);
+            assert_eq!(
+                E8Point::contains(&coords),
+                E8Point::from_doubled(doubled).is_ok(),
+                "{doubled:?}"
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, 65536);
+        assert!(!E8Point::contains(&[
+            0.25, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.25
+        ]));
+        assert!(!E8Point::contains(&[f32::NAN; 8]));
+    }
+
+    #[test]
+    fn display_is_exact() {
+        let p = E8Point::from_doubled([-3, 1, 1, 1, 1, 1, 1, 1]).unwrap();
+        assert_eq!(p.to_string(), "[-1.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]");
+        assert_eq!(E8Point::ORIGIN.to_string(), "[0, 0, 0, 0, 0, 0, 0, 0]");
+    }
 }

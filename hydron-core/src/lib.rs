@@ -31,6 +31,8 @@ mod simd;
 mod impl_approx;
 #[cfg(feature = "serde")]
 mod impl_serde;
+#[cfg(feature = "fory")]
+mod impl_fory;
 
 pub use e8::{E8Root, E8_ROOTS, E8_ROOT_COUNT};
 pub use error::{BatchError, Gf8Error};

@@ -1,1 +1,39 @@
-//! TODO
+//! Backends of the batch kernels in [`batch`](crate::batch), one module
+//! each, as glam does it:
+//!
+//! - [`scalar`]: plain Rust, one vector at a time. Always built; the
+//!   reference for the others; public as `batch::scalar`.
+//! - `portable` (feature `simd`): `wide::f32x8` in structure-of-arrays
+//!   form. Its instructions are fixed when the crate is compiled (NEON on
+//!   aarch64, AVX with `-C target-cpu=native`, SSE2 on the default x86-64
+//!   target).
+//! - `avx2` (feature `simd`, x86-64 only): `core::arch` intrinsics compiled
+//!   with `#[target_feature(enable = "avx2,fma")]`, entered only when
+//!   [`has_avx2_fma`] detects the CPU features at run time, so it pays off
+//!   in a plain `cargo build` on a default target.
+//!
+//! [`batch::Backend`](crate::batch::Backend) names them, and the dispatcher
+//! in `batch.rs` is the only place that chooses between them.
+
+pub mod scalar;
+
+#[cfg(feature = "simd")]
+pub(crate) mod portable;
+
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+pub(crate) mod avx2;
+
+/// Whether the AVX2 + FMA backend is compiled in and this CPU can run it.
+///
+/// `std`'s detection caches its answer, so this is a couple of loads.
+#[inline]
+pub(crate) fn has_avx2_fma() -> bool {
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
+    {
+        false
+    }
+}

@@ -1,0 +1,41 @@
+//! The file container reader (both forms, detected from the content) on
+//! arbitrary bytes, through `file::from_slice`, which runs the same
+//! decoder as `FileReader`: no panic, no allocation beyond what the input
+//! backs, and whatever decodes is valid and survives a round trip through
+//! both forms.
+#![no_main]
+
+#[path = "common.rs"]
+mod common;
+
+use common::{assert_valid, bits};
+use hydron_codec::file::{self, FileOptions, Format};
+use hydron_codec::Policy;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let strict = file::from_slice(data, Policy::Strict);
+    let renormalized = file::from_slice(data, Policy::Renormalize);
+    let trusted = file::from_slice(data, Policy::Trusted);
+    if let Ok(v) = &renormalized {
+        assert_valid(v, "file::from_slice(Renormalize)");
+    }
+    let Ok(v) = &strict else {
+        return;
+    };
+    assert_valid(v, "file::from_slice(Strict)");
+    assert_eq!(
+        bits(renormalized.as_ref().expect("Strict ok, Renormalize not")),
+        bits(v)
+    );
+    assert_eq!(
+        bits(trusted.as_ref().expect("Strict ok, Trusted not")),
+        bits(v)
+    );
+    for format in [Format::Fory, Format::JsonLines] {
+        let bytes = file::to_vec(v, format, FileOptions::new().chunk_vectors(7))
+            .expect("valid vectors encode");
+        let again = file::from_slice(&bytes, Policy::Strict).expect("a re-encoded file decodes");
+        assert_eq!(bits(&again), bits(v), "{format}");
+    }
+});

@@ -1,0 +1,58 @@
+//! The fory decoders (`decode_batch` under every policy, `decode_gf8`,
+//! `decode_codes`) on arbitrary bytes: no panic, no huge allocation, and
+//! whatever decodes keeps its invariants and survives re-encoding.
+#![no_main]
+
+#[path = "common.rs"]
+mod common;
+
+use common::{assert_valid, bits};
+use hydron_codec::{fory, Policy};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let strict = fory::decode_batch(data, Policy::Strict);
+    let renormalized = fory::decode_batch(data, Policy::Renormalize);
+    let trusted = fory::decode_batch(data, Policy::Trusted);
+    if let Ok(v) = &strict {
+        assert_valid(v, "decode_batch(Strict)");
+        // Valid vectors pass every policy unchanged.
+        assert_eq!(
+            bits(renormalized.as_ref().expect("Strict ok, Renormalize not")),
+            bits(v)
+        );
+        assert_eq!(
+            bits(trusted.as_ref().expect("Strict ok, Trusted not")),
+            bits(v)
+        );
+    }
+    if let Ok(v) = &renormalized {
+        assert_valid(v, "decode_batch(Renormalize)");
+    }
+    if let Ok(v) = &trusted {
+        let again = fory::decode_batch(&fory::encode_batch(v), Policy::Trusted)
+            .expect("a re-encoded batch decodes");
+        assert_eq!(bits(&again), bits(v));
+    } else {
+        // Trusted checks the least: if it fails, the framing is bad, and
+        // every policy must fail too.
+        assert!(strict.is_err() && renormalized.is_err());
+    }
+
+    for policy in [Policy::Strict, Policy::Renormalize, Policy::Trusted] {
+        if let Ok(v) = fory::decode_gf8(data, policy) {
+            if policy != Policy::Trusted {
+                assert_valid(&[v], "decode_gf8");
+            }
+            let again = fory::decode_gf8(&fory::encode_gf8(v), Policy::Trusted)
+                .expect("a re-encoded vector decodes");
+            assert_eq!(bits(&[again]), bits(&[v]));
+        }
+    }
+
+    if let Ok(codes) = fory::decode_codes(data) {
+        let again =
+            fory::decode_codes(&fory::encode_codes(&codes)).expect("re-encoded codes decode");
+        assert_eq!(again, codes);
+    }
+});

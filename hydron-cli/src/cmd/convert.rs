@@ -1,0 +1,45 @@
+//! `hydron convert IN OUT --to FORMAT`.
+
+use std::time::Instant;
+
+use hydron_codec::Policy;
+
+use super::{bytes, print};
+use crate::cli::ConvertArgs;
+use crate::error::CliError;
+use crate::input::Input;
+use crate::output::Sink;
+use crate::progress;
+
+/// Streams the input to the output chunk by chunk (constant memory for
+/// container and JSON Lines inputs and container and JSON outputs). On any
+/// error the output file is not created, or is left as it was.
+pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
+    let started = Instant::now();
+    let policy = if args.renormalize {
+        Policy::Renormalize
+    } else {
+        Policy::Strict
+    };
+    let mut input = Input::open(&args.input, policy)?;
+    let mut sink = Sink::create(&args.output, args.to, args.chunk_vectors)?;
+    let bar = progress::vectors(input.expected_vectors(), "convert");
+    let mut buf = Vec::new();
+    while let Some(chunk) = input.read_chunk(&mut buf)? {
+        sink.write(&buf)?;
+        bar.inc(chunk.len as u64);
+    }
+    bar.finish_and_clear();
+    let vectors = sink.vectors();
+    let size = sink.finish()?;
+    print(&format!(
+        "converted {vectors} vectors in {:.2} s\n  from {} ({}, {})\n  to   {} ({}, {})\n",
+        started.elapsed().as_secs_f64(),
+        args.input.display(),
+        input.kind().describe(),
+        bytes(input.bytes()),
+        args.output.display(),
+        args.to.describe(),
+        bytes(size),
+    ))
+}

@@ -1,0 +1,130 @@
+//! `hydron inspect FILE [--json]`.
+
+use std::fmt::Write as _;
+
+use hydron_codec::file::VERSION;
+use serde_json::json;
+
+use super::scan::{scan, Scan};
+use super::{bytes, print, print_json};
+use crate::cli::InspectArgs;
+use crate::error::CliError;
+use crate::input::Kind;
+
+/// Describes the file; fails (after printing what it found) only if the
+/// file cannot be read to its end.
+pub fn run(args: &InspectArgs) -> Result<(), CliError> {
+    let s = scan(&args.file, 0, "inspect");
+    if args.json {
+        print_json(&to_json(args, &s))?;
+    } else {
+        print(&to_text(args, &s))?;
+    }
+    match s.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The container version: the reader accepts only this one, so a file it
+/// opened has it.
+fn version(kind: Option<Kind>) -> Option<u16> {
+    matches!(kind, Some(Kind::Container(_))).then_some(VERSION)
+}
+
+fn to_json(args: &InspectArgs, s: &Scan) -> serde_json::Value {
+    let m = &s.summary;
+    json!({
+        "file": args.file.display().to_string(),
+        "bytes": s.bytes,
+        "format": s.kind.map(Kind::name),
+        "format_description": s.kind.map(Kind::describe),
+        "version": version(s.kind),
+        "complete": s.complete(),
+        "vectors": s.vectors,
+        "chunks": matches!(s.kind, Some(Kind::Container(_))).then_some(s.chunks),
+        "checksums": s.checksums(),
+        "summary": {
+            "valid": m.vectors - m.invalid,
+            "invalid": m.invalid,
+            "zero": m.zero,
+            "norm_min": m.norm_min,
+            "norm_max": m.norm_max,
+            "top_roots": m.top_roots(args.top),
+        },
+        "error": s.error.as_ref().map(CliError::to_json),
+    })
+}
+
+fn to_text(args: &InspectArgs, s: &Scan) -> String {
+    let mut t = String::new();
+    let m = &s.summary;
+    let _ = writeln!(t, "file:       {}", args.file.display());
+    if let Some(n) = s.bytes {
+        let _ = writeln!(t, "size:       {}", bytes(n));
+    }
+    let Some(kind) = s.kind else {
+        let _ = writeln!(t, "format:     unknown (the file could not be opened)");
+        return t;
+    };
+    match version(Some(kind)) {
+        Some(v) => {
+            let _ = writeln!(t, "format:     {}, version {v}", kind.describe());
+        }
+        None => {
+            let _ = writeln!(t, "format:     {}", kind.describe());
+        }
+    }
+    let read = if s.complete() {
+        ""
+    } else {
+        " read before the error"
+    };
+    if let Kind::Container(_) = kind {
+        let _ = writeln!(
+            t,
+            "vectors:    {} in {} chunk{}{read}",
+            s.vectors,
+            s.chunks,
+            if s.chunks == 1 { "" } else { "s" }
+        );
+    } else {
+        let _ = writeln!(t, "vectors:    {}{read}", s.vectors);
+    }
+    let checks = match s.checksums() {
+        "ok" => format!(
+            "ok (header, {} chunk{} and trailer match)",
+            s.chunks,
+            if s.chunks == 1 { "" } else { "s" }
+        ),
+        "none" => "none (this form has no checksums)".to_owned(),
+        "failed" => "FAILED (see the error below)".to_owned(),
+        _ => "not all checked (reading stopped, see the error below)".to_owned(),
+    };
+    let _ = writeln!(t, "checksums:  {checks}");
+    let _ = writeln!(
+        t,
+        "valid:      {} (invalid: {})",
+        m.vectors - m.invalid,
+        m.invalid
+    );
+    let _ = writeln!(t, "zero:       {}", m.zero);
+    if let (Some(lo), Some(hi)) = (m.norm_min, m.norm_max) {
+        let _ = writeln!(t, "norm:       {lo} ..= {hi} (finite non-zero vectors)");
+    }
+    let top = m.top_roots(args.top);
+    if !top.is_empty() {
+        let _ = writeln!(
+            t,
+            "top E8 roots (nearest root of each valid non-zero vector):"
+        );
+        for r in top {
+            let _ = writeln!(
+                t,
+                "  code {:>3}  {:<38} {:>10} vectors {:>7.3}%",
+                r.code, r.root, r.count, r.percent
+            );
+        }
+    }
+    t
+}

@@ -1,0 +1,312 @@
+//! [`CliError`]: one error line and one exit code per class of failure.
+
+use std::fmt;
+use std::io;
+use std::path::Path;
+
+use hydron_codec::file::Section;
+use hydron_codec::CodecError;
+use hydron_core::Gf8Error;
+use serde::Serialize;
+
+/// The class of a failure; each has its own exit code (documented in
+/// `hydron --help` and the README).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Class {
+    /// The data is readable but wrong: a vector breaks the `Gf8` invariant
+    /// (NaN, infinite, not unit), an E8 code is out of range, or the data
+    /// does not fit the output format. `validate` found a problem.
+    Invalid,
+    /// Bad command line. clap reports these itself, with this code, so
+    /// the variant is only here to keep the table of codes in one place.
+    #[allow(dead_code)]
+    Usage,
+    /// The operating system said no: missing file, permission denied, disk
+    /// full, output directory missing.
+    Io,
+    /// The file is not in a form hydron reads: wrong magic bytes, another
+    /// file type, an unsupported version, another fory type.
+    Format,
+    /// The file is damaged: truncated, a checksum mismatch, broken framing,
+    /// malformed JSON.
+    Corrupt,
+    /// A bug in hydron (a panic was caught).
+    Internal,
+}
+
+impl Class {
+    /// The process exit code of this class.
+    #[inline]
+    #[must_use]
+    pub const fn code(self) -> u8 {
+        match self {
+            Class::Invalid => 1,
+            Class::Usage => 2,
+            Class::Io => 3,
+            Class::Format => 4,
+            Class::Corrupt => 5,
+            Class::Internal => 70,
+        }
+    }
+
+    /// A short name, used in `--json` output.
+    #[inline]
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Class::Invalid => "invalid",
+            Class::Usage => "usage",
+            Class::Io => "io",
+            Class::Format => "format",
+            Class::Corrupt => "corrupt",
+            Class::Internal => "internal",
+        }
+    }
+
+    /// The class of a codec error.
+    #[must_use]
+    pub fn of(error: &CodecError) -> Class {
+        match error {
+            CodecError::InFile { error, .. } => Class::of(error),
+            CodecError::InvalidVector { .. }
+            | CodecError::InvalidVectorOnLine { .. }
+            | CodecError::TooLarge { .. } => Class::Invalid,
+            CodecError::Io(_) => Class::Io,
+            CodecError::UnknownFormat { .. }
+            | CodecError::UnsupportedVersion { .. }
+            | CodecError::FormatDisabled { .. }
+            | CodecError::WrongHeader { .. }
+            | CodecError::WrongTypeId { .. } => Class::Format,
+            // Truncated, Corrupt, UnexpectedEnd, TrailingBytes, BadLength,
+            // BadVarint, Json, LineTooLong, Fory, and any variant added later.
+            _ => Class::Corrupt,
+        }
+    }
+}
+
+/// Where in the data a problem is, as far as it is known.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct Place {
+    /// Index of the vector in the whole file (0-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector: Option<u64>,
+    /// Index of the container chunk (0-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<u64>,
+    /// Index of the vector inside its chunk (0-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_in_chunk: Option<u64>,
+    /// 1-based line of a text file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// 1-based column of a text file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
+    /// Index of the coordinate (0..8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coordinate: Option<usize>,
+    /// Byte offset in the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// The header or the trailer of a container (a chunk is in `chunk`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<&'static str>,
+}
+
+impl Place {
+    /// The place a codec error names.
+    #[must_use]
+    pub fn of(error: &CodecError) -> Place {
+        let mut p = Place::default();
+        match error {
+            CodecError::InFile { error, .. } => return Place::of(error),
+            CodecError::InvalidVector { index, error } => {
+                p.vector = Some(*index);
+                p.coordinate = coordinate_of(error);
+            }
+            CodecError::InvalidVectorOnLine { line, index, error } => {
+                p.vector = Some(*index);
+                p.line = Some(*line);
+                p.coordinate = coordinate_of(error);
+            }
+            CodecError::Json { line, column, .. } => {
+                p.line = Some(*line);
+                p.column = Some(*column);
+            }
+            CodecError::LineTooLong { line, .. } => p.line = Some(*line),
+            CodecError::Truncated { offset, section } => {
+                p.offset = Some(*offset);
+                p.set_section(*section);
+            }
+            CodecError::Corrupt {
+                section, offset, ..
+            } => {
+                p.offset = Some(*offset);
+                p.set_section(*section);
+            }
+            CodecError::UnexpectedEnd { offset, .. }
+            | CodecError::TrailingBytes { offset, .. }
+            | CodecError::WrongHeader { offset, .. }
+            | CodecError::WrongTypeId { offset, .. }
+            | CodecError::BadLength { offset, .. }
+            | CodecError::BadVarint { offset, .. } => p.offset = Some(*offset),
+            _ => {}
+        }
+        p
+    }
+
+    fn set_section(&mut self, section: Section) {
+        match section {
+            Section::Header => self.section = Some("header"),
+            Section::Chunk(k) => self.chunk = Some(k),
+            Section::Trailer => self.section = Some("trailer"),
+        }
+    }
+}
+
+/// The coordinate a vector error names, if any.
+#[must_use]
+pub fn coordinate_of(error: &Gf8Error) -> Option<usize> {
+    match *error {
+        Gf8Error::NotANumber { coordinate }
+        | Gf8Error::Infinite { coordinate, .. }
+        | Gf8Error::OutOfLatticeRange { coordinate, .. } => Some(coordinate),
+        _ => None,
+    }
+}
+
+/// A failure of a command: its class (the exit code), a one-line message,
+/// and where in the data it is.
+#[derive(Debug)]
+pub struct CliError {
+    /// Decides the exit code.
+    pub class: Class,
+    /// One line, without the `hydron: error: ` prefix.
+    pub message: String,
+    /// Where, for `--json` output (boxed: errors travel up by value).
+    pub place: Box<Place>,
+}
+
+impl CliError {
+    /// An error of `class` with `message`.
+    #[must_use]
+    pub fn new(class: Class, message: impl Into<String>) -> CliError {
+        CliError {
+            class,
+            message: message.into(),
+            place: Box::default(),
+        }
+    }
+
+    /// An I/O error about `path`.
+    #[must_use]
+    pub fn io(path: &Path, error: &io::Error) -> CliError {
+        CliError::new(Class::Io, format!("{}: {error}", path.display()))
+    }
+
+    /// A codec error about `path` (codec errors from `FileReader` and
+    /// `FileWriter` already name the file).
+    #[must_use]
+    pub fn codec(path: &Path, error: &CodecError) -> CliError {
+        let message = match error {
+            CodecError::InFile { .. } => error.to_string(),
+            _ => format!("{}: {error}", path.display()),
+        };
+        CliError {
+            class: Class::of(error),
+            message,
+            place: Box::new(Place::of(error)),
+        }
+    }
+
+    /// The exit code.
+    #[inline]
+    #[must_use]
+    pub fn code(&self) -> u8 {
+        self.class.code()
+    }
+
+    /// The error as a JSON object (`class`, `exit_code`, `message`, and the
+    /// place fields that are known).
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "class": self.class.name(),
+            "exit_code": self.code(),
+            "message": self.message,
+        });
+        if let (Some(obj), Ok(serde_json::Value::Object(place))) =
+            (v.as_object_mut(), serde_json::to_value(*self.place))
+        {
+            obj.extend(place);
+        }
+        v
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_have_distinct_codes() {
+        let all = [
+            Class::Invalid,
+            Class::Usage,
+            Class::Io,
+            Class::Format,
+            Class::Corrupt,
+            Class::Internal,
+        ];
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(a.code(), b.code(), "{a:?} and {b:?}");
+                assert_ne!(a.name(), b.name());
+            }
+        }
+        assert_eq!(Class::Usage.code(), 2, "clap exits with 2 on usage errors");
+    }
+
+    #[test]
+    fn codec_errors_are_classified_through_in_file() {
+        let inner = CodecError::Corrupt {
+            section: Section::Chunk(4),
+            offset: 99,
+            detail: "checksum mismatch".into(),
+        };
+        let e = CodecError::InFile {
+            path: "x.hyd".into(),
+            error: Box::new(inner),
+        };
+        assert_eq!(Class::of(&e), Class::Corrupt);
+        let place = Place::of(&e);
+        assert_eq!(place.chunk, Some(4));
+        assert_eq!(place.offset, Some(99));
+        let cli = CliError::codec(Path::new("x.hyd"), &e);
+        assert!(cli.message.starts_with("x.hyd: corrupt chunk 4"));
+        assert_eq!(cli.to_json()["chunk"], 4);
+        assert_eq!(cli.to_json()["exit_code"], 5);
+    }
+
+    #[test]
+    fn vector_errors_name_the_coordinate() {
+        let e = CodecError::InvalidVector {
+            index: 7,
+            error: Gf8Error::NotANumber { coordinate: 3 },
+        };
+        assert_eq!(Class::of(&e), Class::Invalid);
+        let place = Place::of(&e);
+        assert_eq!((place.vector, place.coordinate), (Some(7), Some(3)));
+        let unknown = CodecError::UnknownFormat {
+            reason: "it is empty".into(),
+        };
+        assert_eq!(Class::of(&unknown), Class::Format);
+        assert_eq!(Class::of(&CodecError::Io(io::Error::other("x"))), Class::Io);
+    }
+}

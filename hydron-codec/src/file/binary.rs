@@ -1,0 +1,496 @@
+//! The binary form: header, chunks of fory batch messages, trailer; every
+//! part checksummed. The byte layout is in `docs/format.md`.
+
+use std::io::{self, BufRead, Write};
+
+use hydron_core::Gf8;
+
+use super::{FileOptions, Section, MAGIC, VERSION};
+use crate::{CodecError, Policy};
+
+/// Header: magic, version, flags, max chunk vectors, CRC.
+pub(crate) const HEADER_LEN: usize = 20;
+/// A chunk's frame header, and the trailer: both 24 bytes.
+pub(crate) const FRAME_LEN: usize = 24;
+/// The CRC after each chunk's payload.
+const CRC_LEN: u64 = 4;
+pub(crate) const CHUNK_TAG: [u8; 4] = *b"CHNK";
+pub(crate) const TRAILER_TAG: [u8; 4] = *b"TAIL";
+/// A fory batch message is `32 * count` bytes of coordinates plus a
+/// header of a few dozen bytes; a payload length outside
+/// `32 * count ..= 32 * count + MAX_PAYLOAD_OVERHEAD` is corrupt. This
+/// bounds every allocation by the chunk's (checked) vector count.
+const MAX_PAYLOAD_OVERHEAD: u64 = 4096;
+
+/// CRC-32 (IEEE 802.3, as zlib) of the concatenated `parts`; see
+/// `docs/format.md`.
+#[inline]
+fn crc32(parts: &[&[u8]]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    for p in parts {
+        h.update(p);
+    }
+    h.finalize()
+}
+
+/// The 20-byte header for chunks of at most `chunk_vectors` vectors.
+pub(crate) fn header(chunk_vectors: u32) -> [u8; HEADER_LEN] {
+    let mut h = [0u8; HEADER_LEN];
+    h[..8].copy_from_slice(&MAGIC);
+    h[8..10].copy_from_slice(&VERSION.to_le_bytes());
+    h[10..12].copy_from_slice(&0u16.to_le_bytes());
+    h[12..16].copy_from_slice(&chunk_vectors.to_le_bytes());
+    let crc = crc32(&[&h[..16]]);
+    h[16..20].copy_from_slice(&crc.to_le_bytes());
+    h
+}
+
+/// The 24-byte frame header of chunk `index`.
+fn chunk_frame(index: u64, count: u32, payload_len: u32) -> [u8; FRAME_LEN] {
+    let mut f = [0u8; FRAME_LEN];
+    f[..4].copy_from_slice(&CHUNK_TAG);
+    f[4..12].copy_from_slice(&index.to_le_bytes());
+    f[12..16].copy_from_slice(&count.to_le_bytes());
+    f[16..20].copy_from_slice(&payload_len.to_le_bytes());
+    let crc = crc32(&[&f[..20]]);
+    f[20..24].copy_from_slice(&crc.to_le_bytes());
+    f
+}
+
+/// The 24-byte trailer.
+fn trailer(chunks: u64, vectors: u64) -> [u8; FRAME_LEN] {
+    let mut t = [0u8; FRAME_LEN];
+    t[..4].copy_from_slice(&TRAILER_TAG);
+    t[4..12].copy_from_slice(&chunks.to_le_bytes());
+    t[12..20].copy_from_slice(&vectors.to_le_bytes());
+    let crc = crc32(&[&t[..20]]);
+    t[20..24].copy_from_slice(&crc.to_le_bytes());
+    t
+}
+
+#[inline]
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+#[inline]
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(x)
+}
+
+/// Whether the 4-byte CRC at `at` is the CRC-32 of the bytes before it.
+#[inline]
+fn crc_ok(b: &[u8], at: usize) -> Result<(), String> {
+    let stored = u32_at(b, at);
+    let computed = crc32(&[&b[..at]]);
+    if stored == computed {
+        Ok(())
+    } else {
+        Err(format!(
+            "checksum mismatch (stored {stored:08x}, computed {computed:08x})"
+        ))
+    }
+}
+
+/// Writes the binary form to `W`, one chunk at a time.
+pub(crate) struct Encoder<W: Write> {
+    writer: W,
+    chunk_vectors: usize,
+    /// Vectors of a partly filled chunk (fewer than `chunk_vectors`).
+    pending: Vec<Gf8>,
+    payload: Vec<u8>,
+    chunks: u64,
+    vectors: u64,
+}
+
+impl<W: Write> Encoder<W> {
+    pub(crate) fn new(mut writer: W, options: FileOptions) -> io::Result<Encoder<W>> {
+        writer.write_all(&header(options.get_chunk_vectors()))?;
+        Ok(Encoder {
+            writer,
+            chunk_vectors: options.get_chunk_vectors() as usize,
+            pending: Vec::new(),
+            payload: Vec::new(),
+            chunks: 0,
+            vectors: 0,
+        })
+    }
+
+    pub(crate) fn write(&mut self, mut vectors: &[Gf8]) -> io::Result<()> {
+        if !self.pending.is_empty() {
+            let take = vectors.len().min(self.chunk_vectors - self.pending.len());
+            self.pending.extend_from_slice(&vectors[..take]);
+            vectors = &vectors[take..];
+            if self.pending.len() == self.chunk_vectors {
+                let pending = std::mem::take(&mut self.pending);
+                self.emit(&pending)?;
+                self.pending = pending;
+                self.pending.clear();
+            }
+        }
+        while vectors.len() >= self.chunk_vectors {
+            let (chunk, rest) = vectors.split_at(self.chunk_vectors);
+            self.emit(chunk)?;
+            vectors = rest;
+        }
+        if !vectors.is_empty() {
+            self.pending.reserve_exact(self.chunk_vectors);
+            self.pending.extend_from_slice(vectors);
+        }
+        Ok(())
+    }
+
+    /// Writes one chunk: frame header, fory payload, CRC.
+    fn emit(&mut self, chunk: &[Gf8]) -> io::Result<()> {
+        self.payload.clear();
+        crate::fory::encode_batch_into(chunk, &mut self.payload);
+        // Both fit: a chunk holds at most 2^20 vectors (32 MiB).
+        let frame = chunk_frame(self.chunks, chunk.len() as u32, self.payload.len() as u32);
+        let crc = crc32(&[&frame, &self.payload]);
+        self.writer.write_all(&frame)?;
+        self.writer.write_all(&self.payload)?;
+        self.writer.write_all(&crc.to_le_bytes())?;
+        self.chunks += 1;
+        self.vectors += chunk.len() as u64;
+        Ok(())
+    }
+
+    #[inline]
+    pub(crate) fn vectors(&self) -> u64 {
+        self.vectors + self.pending.len() as u64
+    }
+
+    pub(crate) fn finish(mut self) -> io::Result<W> {
+        if !self.pending.is_empty() {
+            let pending = std::mem::take(&mut self.pending);
+            self.emit(&pending)?;
+        }
+        self.writer.write_all(&trailer(self.chunks, self.vectors))?;
+        self.writer.flush()?;
+        Ok(self.writer)
+    }
+}
+
+/// Reads the binary form from `R`, one chunk at a time, checking
+/// everything.
+pub(crate) struct Decoder<R: BufRead> {
+    reader: R,
+    len: u64,
+    offset: u64,
+    policy: Policy,
+    max_chunk_vectors: u32,
+    chunks: u64,
+    vectors: u64,
+    payload: Vec<u8>,
+    done: bool,
+    expected: Option<u64>,
+}
+
+impl<R: BufRead> Decoder<R> {
+    /// Reads and checks the header; `tail` (the last bytes of the data)
+    /// gives the expected vector count if it holds a valid trailer.
+    pub(crate) fn new(
+        reader: R,
+        len: u64,
+        tail: &[u8],
+        policy: Policy,
+    ) -> Result<Decoder<R>, CodecError> {
+        let mut d = Decoder {
+            reader,
+            len,
+            offset: 0,
+            policy,
+            max_chunk_vectors: 0,
+            chunks: 0,
+            vectors: 0,
+            payload: Vec::new(),
+            done: false,
+            expected: None,
+        };
+        let mut h = [0u8; HEADER_LEN];
+        d.read_exact(&mut h, Section::Header)?;
+        let corrupt = |detail: String| CodecError::Corrupt {
+            section: Section::Header,
+            offset: 0,
+            detail,
+        };
+        if h[..8] != MAGIC {
+            return Err(corrupt("bad magic bytes".into()));
+        }
+        crc_ok(&h, 16).map_err(corrupt)?;
+        let version = u16::from_le_bytes([h[8], h[9]]);
+        if version != VERSION {
+            return Err(CodecError::UnsupportedVersion {
+                found: version.into(),
+                supported: VERSION.into(),
+            });
+        }
+        let flags = u16::from_le_bytes([h[10], h[11]]);
+        if flags != 0 {
+            return Err(corrupt(format!(
+                "reserved flags are {flags:#06x}, must be 0"
+            )));
+        }
+        d.max_chunk_vectors = u32_at(&h, 12);
+        if !(1..=FileOptions::MAX_CHUNK_VECTORS).contains(&d.max_chunk_vectors) {
+            return Err(corrupt(format!(
+                "chunk size {} is outside 1..={}",
+                d.max_chunk_vectors,
+                FileOptions::MAX_CHUNK_VECTORS
+            )));
+        }
+        d.expected = expected_from_tail(tail, len);
+        Ok(d)
+    }
+
+    #[inline]
+    pub(crate) fn expected_vectors(&self) -> Option<u64> {
+        self.expected
+    }
+
+    /// Reads exactly `buf.len()` bytes, or reports truncation in `section`.
+    fn read_exact(&mut self, buf: &mut [u8], section: Section) -> Result<(), CodecError> {
+        let n = buf.len() as u64;
+        if self.len - self.offset < n {
+            return Err(CodecError::Truncated {
+                offset: self.len,
+                section,
+            });
+        }
+        self.reader.read_exact(buf).map_err(|e| match e.kind() {
+            // The file shrank while being read.
+            io::ErrorKind::UnexpectedEof => CodecError::Truncated {
+                offset: self.offset,
+                section,
+            },
+            _ => CodecError::Io(e),
+        })?;
+        self.offset += n;
+        Ok(())
+    }
+
+    /// Appends the next chunk's vectors to `out` and returns how many;
+    /// `Ok(0)` once the trailer has been read and checked.
+    pub(crate) fn read_chunk(&mut self, out: &mut Vec<Gf8>) -> Result<usize, CodecError> {
+        if self.done {
+            return Ok(0);
+        }
+        let start = self.offset;
+        let k = self.chunks;
+        let remaining = self.len - self.offset;
+        if remaining < FRAME_LEN as u64 {
+            // Name the trailer if what is left could be its start.
+            let mut left = [0u8; FRAME_LEN];
+            let left = &mut left[..remaining as usize];
+            self.read_exact(left, Section::Trailer)?;
+            let section = if TRAILER_TAG.starts_with(&left[..left.len().min(4)]) {
+                Section::Trailer
+            } else {
+                Section::Chunk(k)
+            };
+            return Err(CodecError::Truncated {
+                offset: self.len,
+                section,
+            });
+        }
+        let mut frame = [0u8; FRAME_LEN];
+        self.read_exact(&mut frame, Section::Chunk(k))?;
+        match <[u8; 4]>::try_from(&frame[..4]).expect("4 bytes") {
+            CHUNK_TAG => self.read_chunk_body(&frame, start, out),
+            TRAILER_TAG => self.read_trailer(&frame, start).map(|()| 0),
+            tag => Err(CodecError::Corrupt {
+                section: if remaining == FRAME_LEN as u64 {
+                    Section::Trailer
+                } else {
+                    Section::Chunk(k)
+                },
+                offset: start,
+                detail: format!(
+                    "unknown frame tag {:02x} {:02x} {:02x} {:02x} (expected \"CHNK\" or \"TAIL\")",
+                    tag[0], tag[1], tag[2], tag[3]
+                ),
+            }),
+        }
+    }
+
+    fn read_chunk_body(
+        &mut self,
+        frame: &[u8; FRAME_LEN],
+        start: u64,
+        out: &mut Vec<Gf8>,
+    ) -> Result<usize, CodecError> {
+        let k = self.chunks;
+        let corrupt = |offset: u64, detail: String| CodecError::Corrupt {
+            section: Section::Chunk(k),
+            offset,
+            detail,
+        };
+        crc_ok(frame, 20).map_err(|d| corrupt(start, format!("frame header {d}")))?;
+        let index = u64_at(frame, 4);
+        if index != k {
+            return Err(corrupt(
+                start,
+                format!("the frame says chunk {index}, expected chunk {k} (a chunk is missing or out of place)"),
+            ));
+        }
+        let count = u32_at(frame, 12);
+        if !(1..=self.max_chunk_vectors).contains(&count) {
+            return Err(corrupt(
+                start,
+                format!(
+                    "vector count {count} is outside 1..={}",
+                    self.max_chunk_vectors
+                ),
+            ));
+        }
+        let payload_len = u64::from(u32_at(frame, 16));
+        let min = 32 * u64::from(count);
+        if !(min..=min + MAX_PAYLOAD_OVERHEAD).contains(&payload_len) {
+            return Err(corrupt(
+                start,
+                format!("payload length {payload_len} does not fit {count} vectors"),
+            ));
+        }
+        if self.len - self.offset < payload_len + CRC_LEN {
+            return Err(CodecError::Truncated {
+                offset: self.len,
+                section: Section::Chunk(k),
+            });
+        }
+        // Bounded above by the vector count and by the bytes left in the file.
+        let mut payload = std::mem::take(&mut self.payload);
+        payload.resize(payload_len as usize, 0);
+        let mut crc = [0u8; 4];
+        let read = self
+            .read_exact(&mut payload, Section::Chunk(k))
+            .and_then(|()| self.read_exact(&mut crc, Section::Chunk(k)));
+        self.payload = payload;
+        read?;
+        let stored = u32::from_le_bytes(crc);
+        let computed = crc32(&[frame, &self.payload]);
+        if stored != computed {
+            return Err(corrupt(
+                start,
+                format!("checksum mismatch (stored {stored:08x}, computed {computed:08x})"),
+            ));
+        }
+        let base = self.vectors;
+        let decoded =
+            crate::fory::decode_batch(&self.payload, self.policy).map_err(|e| match e {
+                CodecError::InvalidVector { index, error } => CodecError::InvalidVector {
+                    index: base + index,
+                    error,
+                },
+                other => corrupt(
+                    start + FRAME_LEN as u64,
+                    format!("the payload is not a valid fory batch: {other}"),
+                ),
+            })?;
+        if decoded.len() != count as usize {
+            return Err(corrupt(
+                start + FRAME_LEN as u64,
+                format!(
+                    "the payload holds {} vectors, the frame says {count}",
+                    decoded.len()
+                ),
+            ));
+        }
+        if out.is_empty() && out.capacity() < decoded.len() {
+            *out = decoded;
+        } else {
+            out.extend_from_slice(&decoded);
+        }
+        self.chunks += 1;
+        self.vectors += u64::from(count);
+        Ok(count as usize)
+    }
+
+    fn read_trailer(&mut self, t: &[u8; FRAME_LEN], start: u64) -> Result<(), CodecError> {
+        let corrupt = |offset: u64, detail: String| CodecError::Corrupt {
+            section: Section::Trailer,
+            offset,
+            detail,
+        };
+        crc_ok(t, 20).map_err(|d| corrupt(start, d))?;
+        let (chunks, vectors) = (u64_at(t, 4), u64_at(t, 12));
+        if chunks != self.chunks || vectors != self.vectors {
+            return Err(corrupt(
+                start,
+                format!(
+                    "the trailer counts {chunks} chunks and {vectors} vectors, the file holds {} and {}",
+                    self.chunks, self.vectors
+                ),
+            ));
+        }
+        if self.offset != self.len {
+            return Err(corrupt(
+                self.offset,
+                format!(
+                    "{} unexpected bytes after the trailer",
+                    self.len - self.offset
+                ),
+            ));
+        }
+        self.done = true;
+        Ok(())
+    }
+}
+
+/// The vector count of a valid trailer at the end of `tail`, if it is
+/// possible for a file of `len` bytes (32 bytes per vector at least).
+fn expected_from_tail(tail: &[u8], len: u64) -> Option<u64> {
+    let t = tail.get(tail.len().checked_sub(FRAME_LEN)?..)?;
+    if t[..4] != TRAILER_TAG || crc_ok(t, 20).is_err() {
+        return None;
+    }
+    let vectors = u64_at(t, 12);
+    (vectors <= len / 32).then_some(vectors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_bytes_are_as_specified() {
+        let h = header(65_536);
+        assert_eq!(&h[..8], b"\x89HYD\r\n\x1a\n");
+        assert_eq!(&h[8..16], &[1, 0, 0, 0, 0, 0, 1, 0]);
+        assert_eq!(u32_at(&h, 16), crc32(&[&h[..16]]));
+    }
+
+    #[test]
+    fn empty_file_is_header_then_trailer() {
+        let mut e = Encoder::new(Vec::new(), FileOptions::new()).unwrap();
+        e.write(&[]).unwrap();
+        let bytes = e.finish().unwrap();
+        assert_eq!(bytes.len(), HEADER_LEN + FRAME_LEN);
+        assert_eq!(&bytes[20..24], b"TAIL");
+        assert_eq!(&bytes[24..40], &[0; 16]);
+    }
+
+    #[test]
+    fn chunking_is_exact_for_odd_write_sizes() {
+        let v: Vec<Gf8> = hydron_core::E8_ROOTS[..23].to_vec();
+        let mut e = Encoder::new(Vec::new(), FileOptions::new().chunk_vectors(7)).unwrap();
+        for piece in [&v[..3], &v[3..4], &v[4..19], &v[19..23]] {
+            e.write(piece).unwrap();
+        }
+        let bytes = e.finish().unwrap();
+        let mut d = Decoder::new(&bytes[..], bytes.len() as u64, &bytes, Policy::Strict).unwrap();
+        assert_eq!(d.expected_vectors(), Some(23));
+        let mut sizes = Vec::new();
+        let mut out = Vec::new();
+        loop {
+            let n = d.read_chunk(&mut out).unwrap();
+            if n == 0 {
+                break;
+            }
+            sizes.push(n);
+        }
+        assert_eq!(sizes, [7, 7, 7, 2]);
+        assert_eq!(out, v);
+    }
+}

@@ -1,0 +1,452 @@
+//! The hydron file container: batches of [`Gf8`] on disk, chunked and
+//! checksummed, in a binary form (fory payloads, feature `fory`) or a text
+//! form (JSON Lines, feature `json`). `docs/format.md` specifies every byte.
+//!
+//! - [`save`] and [`load`] write and read a whole batch. [`load`] finds the
+//!   form from the content (binary magic bytes or the JSON header line), so
+//!   the caller does not say which.
+//! - [`FileWriter`] and [`FileReader`] stream in constant memory, chunk by
+//!   chunk, so a file may hold more than fits in memory, more than 4 GiB,
+//!   and more than one fory message may (128 MiB).
+//! - Every chunk carries a CRC-32; the file ends with a trailer holding the
+//!   chunk and vector counts. A flipped bit anywhere is reported as
+//!   [`CodecError::Corrupt`] naming the header, the chunk or the trailer, and
+//!   a file cut short at any byte as [`CodecError::Truncated`]; a short read
+//!   never looks complete.
+//! - Saving is atomic: data goes to a temporary file in the same directory,
+//!   which is flushed to disk and then renamed over the target. If anything
+//!   fails, or a [`FileWriter`] is dropped without
+//!   [`finish`](FileWriter::finish), the old file is left as it was and the
+//!   temporary file is removed.
+//! - Errors from named files are [`CodecError::InFile`]: the path, then
+//!   what went wrong.
+//!
+//! ```
+//! use hydron_codec::file::{self, Format};
+//! use hydron_codec::Policy;
+//! use hydron_core::Gf8;
+//!
+//! # #[cfg(feature = "json")] {
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("points.hyd");
+//! let batch = vec![Gf8::normalize([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])?, Gf8::ZERO];
+//! file::save(&path, &batch, Format::JsonLines)?;
+//! assert_eq!(file::load(&path, Policy::Strict)?, batch);
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#[cfg(feature = "fory")]
+mod binary;
+mod reader;
+#[cfg(feature = "json")]
+mod text;
+mod writer;
+
+use std::fmt;
+use std::path::Path;
+
+use hydron_core::Gf8;
+
+use crate::{CodecError, Policy};
+
+pub use reader::FileReader;
+pub use writer::FileWriter;
+
+/// The first 8 bytes of a binary hydron file: `\x89HYD\r\n\x1a\n`. Like
+/// PNG's, the non-ASCII first byte and the line endings catch text-mode
+/// transfers, and no JSON text can start with it.
+pub const MAGIC: [u8; 8] = *b"\x89HYD\r\n\x1a\n";
+
+/// The start of a text hydron file: the header line up to its version.
+pub const TEXT_MAGIC: &[u8] = br#"{"format":"hydron-gf8-jsonl","version":"#;
+
+/// The container version this build writes and reads.
+pub const VERSION: u16 = 1;
+
+/// Which form [`save`] or a [`FileWriter`] writes. [`load`] and
+/// [`FileReader`] detect it.
+///
+/// ```
+/// use hydron_codec::file::Format;
+/// # #[cfg(feature = "fory")]
+/// assert_eq!(Format::Fory.to_string(), "fory binary");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
+pub enum Format {
+    /// Binary: a magic header, then chunks that each hold a fory batch
+    /// message, each with its CRC-32, then a trailer. Compact and fast.
+    #[cfg(feature = "fory")]
+    Fory,
+    /// Text: JSON Lines, one vector `[x0,…,x7]` per line, with a header
+    /// line, a checksum line after every chunk and an end line. Readable
+    /// and greppable, about three times larger than binary.
+    #[cfg(feature = "json")]
+    JsonLines,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match *self {
+            #[cfg(feature = "fory")]
+            Format::Fory => "fory binary",
+            #[cfg(feature = "json")]
+            Format::JsonLines => "JSON Lines",
+        })
+    }
+}
+
+/// Options for [`FileWriter::create`].
+///
+/// ```
+/// use hydron_codec::file::FileOptions;
+///
+/// let opts = FileOptions::new().chunk_vectors(4096).durable(false);
+/// assert_eq!(opts.get_chunk_vectors(), 4096);
+/// assert_eq!(FileOptions::new().chunk_vectors(0).get_chunk_vectors(), 1);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct FileOptions {
+    chunk_vectors: u32,
+    durable: bool,
+}
+
+impl FileOptions {
+    /// Vectors per chunk unless set: 65 536, 2 MiB of coordinates, so a
+    /// reader holds about 2 MiB of file data at a time.
+    pub const DEFAULT_CHUNK_VECTORS: u32 = 65_536;
+    /// The largest chunk: 2^20 vectors, 32 MiB of coordinates, well under
+    /// fory's 128 MiB message limit.
+    pub const MAX_CHUNK_VECTORS: u32 = 1 << 20;
+
+    /// The defaults: [`DEFAULT_CHUNK_VECTORS`](Self::DEFAULT_CHUNK_VECTORS)
+    /// per chunk, durable.
+    ///
+    /// ```
+    /// use hydron_codec::file::FileOptions;
+    /// assert_eq!(FileOptions::new(), FileOptions::default());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn new() -> FileOptions {
+        FileOptions {
+            chunk_vectors: Self::DEFAULT_CHUNK_VECTORS,
+            durable: true,
+        }
+    }
+
+    /// Sets how many vectors each chunk holds (the last may hold fewer),
+    /// clamped to `1..=MAX_CHUNK_VECTORS`. Smaller chunks cost a little
+    /// space (28 bytes each in binary) and find damage more locally.
+    ///
+    /// ```
+    /// use hydron_codec::file::FileOptions;
+    /// let big = FileOptions::new().chunk_vectors(u32::MAX);
+    /// assert_eq!(big.get_chunk_vectors(), FileOptions::MAX_CHUNK_VECTORS);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn chunk_vectors(mut self, vectors: u32) -> FileOptions {
+        self.chunk_vectors = if vectors == 0 {
+            1
+        } else if vectors > Self::MAX_CHUNK_VECTORS {
+            Self::MAX_CHUNK_VECTORS
+        } else {
+            vectors
+        };
+        self
+    }
+
+    /// Sets whether [`FileWriter::finish`] waits for the data to reach the
+    /// disk (`fsync` of the file, and of its directory on unix) before and
+    /// after the rename. On by default; turning it off keeps the save
+    /// atomic for other processes, but a power cut may lose it.
+    ///
+    /// ```
+    /// use hydron_codec::file::FileOptions;
+    /// assert!(!FileOptions::new().durable(false).is_durable());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn durable(mut self, durable: bool) -> FileOptions {
+        self.durable = durable;
+        self
+    }
+
+    /// Vectors per chunk.
+    ///
+    /// ```
+    /// use hydron_codec::file::FileOptions;
+    /// assert_eq!(FileOptions::new().get_chunk_vectors(), 65_536);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn get_chunk_vectors(&self) -> u32 {
+        self.chunk_vectors
+    }
+
+    /// Whether saves are flushed to disk.
+    ///
+    /// ```
+    /// use hydron_codec::file::FileOptions;
+    /// assert!(FileOptions::new().is_durable());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn is_durable(&self) -> bool {
+        self.durable
+    }
+}
+
+impl Default for FileOptions {
+    #[inline]
+    fn default() -> FileOptions {
+        FileOptions::new()
+    }
+}
+
+/// A part of a container, as named by [`CodecError::Truncated`] and
+/// [`CodecError::Corrupt`].
+///
+/// ```
+/// use hydron_codec::file::Section;
+/// assert_eq!(Section::Chunk(3).to_string(), "chunk 3");
+/// assert_eq!(Section::Trailer.to_string(), "the trailer");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Section {
+    /// The header (binary: the first 20 bytes; text: the first line).
+    Header,
+    /// The chunk with this index (0-based), framing and checksum included.
+    Chunk(u64),
+    /// The trailer (text: the end line), or the place it should be.
+    Trailer,
+}
+
+impl fmt::Display for Section {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Section::Header => f.write_str("the header"),
+            Section::Chunk(k) => write!(f, "chunk {k}"),
+            Section::Trailer => f.write_str("the trailer"),
+        }
+    }
+}
+
+/// Saves `vectors` to `path` in `format`, atomically, with the default
+/// [`FileOptions`].
+///
+/// ```
+/// use hydron_codec::file::{self, Format};
+/// use hydron_codec::Policy;
+/// use hydron_core::Gf8;
+///
+/// # #[cfg(feature = "fory")] {
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("roots.hyd");
+/// let roots: Vec<Gf8> = hydron_core::E8_ROOTS.to_vec();
+/// file::save(&path, &roots, Format::Fory)?;
+/// assert_eq!(file::load(&path, Policy::Strict)?, roots);
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn save(path: impl AsRef<Path>, vectors: &[Gf8], format: Format) -> Result<(), CodecError> {
+    let mut writer = FileWriter::create(path, format, FileOptions::new())?;
+    writer.write(vectors)?;
+    writer.finish()
+}
+
+/// Loads a whole file written by [`save`] or [`FileWriter`], in either
+/// form, applying `policy` to every vector.
+///
+/// Memory: the output is allocated once from the trailer's vector count
+/// (after checking it against the file size), and the file is read one
+/// chunk at a time into a reused buffer, so the peak is the output plus
+/// about two chunks.
+///
+/// ```
+/// use hydron_codec::{file, CodecError, Policy};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("image.png");
+/// std::fs::write(&path, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")?;
+/// let err = file::load(&path, Policy::Strict).unwrap_err();
+/// assert!(err.to_string().ends_with("not a hydron file: it starts with 89 50 4e 47 0d 0a 1a 0a (a PNG image)"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn load(path: impl AsRef<Path>, policy: Policy) -> Result<Vec<Gf8>, CodecError> {
+    let mut reader = FileReader::open(path, policy)?;
+    let mut out = Vec::with_capacity(reader.expected_vectors().unwrap_or(0) as usize);
+    while reader.read_chunk(&mut out)? > 0 {}
+    Ok(out)
+}
+
+/// Encodes `vectors` as a whole container in memory: the exact bytes
+/// [`save`] would write with these options.
+///
+/// The only error is for the text form, which cannot hold a NaN or an
+/// infinity (possible only through `Gf8::new_unchecked`).
+///
+/// ```
+/// use hydron_codec::file::{self, FileOptions, Format};
+/// use hydron_codec::Policy;
+/// use hydron_core::Gf8;
+///
+/// # #[cfg(feature = "json")] {
+/// let bytes = file::to_vec(&[Gf8::ZERO], Format::JsonLines, FileOptions::new())?;
+/// assert_eq!(
+///     String::from_utf8(bytes.clone())?,
+///     "{\"format\":\"hydron-gf8-jsonl\",\"version\":1,\"chunk_vectors\":65536,\"crc32\":\"3f31e721\"}\n\
+///      [0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0]\n\
+///      {\"chunk\":0,\"vectors\":1,\"crc32\":\"b4cf9f4b\"}\n\
+///      {\"end\":true,\"chunks\":1,\"vectors\":1,\"crc32\":\"574ed82e\"}\n"
+/// );
+/// assert_eq!(file::from_slice(&bytes, Policy::Strict)?, [Gf8::ZERO]);
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn to_vec(
+    vectors: &[Gf8],
+    format: Format,
+    options: FileOptions,
+) -> Result<Vec<u8>, CodecError> {
+    let mut encoder = writer::Encoder::new(Vec::new(), format, options)?;
+    encoder.write(vectors)?;
+    encoder.finish()
+}
+
+/// Decodes a whole container held in memory (either form), applying
+/// `policy`; the checks are those of [`load`].
+///
+/// ```
+/// use hydron_codec::{file, CodecError, Policy};
+///
+/// let err = file::from_slice(b"", Policy::Strict).unwrap_err();
+/// assert_eq!(err.to_string(), "not a hydron file: it is empty");
+/// let err = file::from_slice(b"\x89HYD\r\n", Policy::Strict).unwrap_err();
+/// assert!(matches!(err, CodecError::Truncated { offset: 6, .. }));
+/// ```
+pub fn from_slice(bytes: &[u8], policy: Policy) -> Result<Vec<Gf8>, CodecError> {
+    let head = &bytes[..bytes.len().min(reader::HEAD_LEN)];
+    let tail = &bytes[bytes.len().saturating_sub(reader::TAIL_LEN)..];
+    let mut decoder = reader::Decoder::new(bytes, bytes.len() as u64, head, tail, policy)?;
+    let mut out = Vec::with_capacity(decoder.expected_vectors().unwrap_or(0) as usize);
+    while decoder.read_chunk(&mut out)? > 0 {}
+    Ok(out)
+}
+
+/// The two forms, as found in the data.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    Binary,
+    Text,
+}
+
+/// Finds the form from the first bytes of the data (`len` is its length).
+pub(crate) fn detect(head: &[u8], len: u64) -> Result<Kind, CodecError> {
+    if len == 0 {
+        return Err(CodecError::UnknownFormat {
+            reason: "it is empty".into(),
+        });
+    }
+    if head.starts_with(&MAGIC) {
+        return Ok(Kind::Binary);
+    }
+    let whole = len == head.len() as u64;
+    // A file cut inside the text magic is a truncated text file.
+    if head.starts_with(TEXT_MAGIC) || (whole && TEXT_MAGIC.starts_with(head)) {
+        return Ok(Kind::Text);
+    }
+    if whole && MAGIC.starts_with(head) {
+        return Err(CodecError::Truncated {
+            offset: len,
+            section: Section::Header,
+        });
+    }
+    // A few flipped bits in a magic are damage, not another format.
+    if near(head, &MAGIC) {
+        return Err(corrupt_magic("binary"));
+    }
+    if near(head, TEXT_MAGIC) {
+        return Err(corrupt_magic("text"));
+    }
+    let shown: Vec<String> = head.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    if head.first() == Some(&b'{') {
+        return Err(CodecError::UnknownFormat {
+            reason: "it starts with '{' but its first line is not a hydron header".into(),
+        });
+    }
+    let hint = if head.starts_with(b"\x89PNG") {
+        " (a PNG image)"
+    } else if head.first() == Some(&b'[') {
+        " (a plain JSON array? read it with hydron_codec::json::from_slice)"
+    } else {
+        ""
+    };
+    Err(CodecError::UnknownFormat {
+        reason: format!("it starts with {}{hint}", shown.join(" ")),
+    })
+}
+
+/// Whether `head` holds all of `magic` with at most 2 bits different.
+pub(crate) fn near(head: &[u8], magic: &[u8]) -> bool {
+    head.len() >= magic.len()
+        && head
+            .iter()
+            .zip(magic)
+            .map(|(a, b)| (a ^ b).count_ones())
+            .sum::<u32>()
+            <= 2
+}
+
+fn corrupt_magic(form: &str) -> CodecError {
+    CodecError::Corrupt {
+        section: Section::Header,
+        offset: 0,
+        detail: format!("the {form} magic bytes are damaged (1 or 2 bits differ)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32fast_is_the_ieee_crc_with_check_value_cbf43926() {
+        let mut h = crc32fast::Hasher::new();
+        h.update(b"1234");
+        h.update(b"56789");
+        assert_eq!(h.finalize(), 0xcbf4_3926);
+    }
+
+    #[test]
+    fn detection() {
+        assert!(matches!(detect(&MAGIC, 100), Ok(Kind::Binary)));
+        assert!(matches!(detect(TEXT_MAGIC, 100), Ok(Kind::Text)));
+        let mut flipped = MAGIC;
+        flipped[3] ^= 0x10;
+        assert!(matches!(
+            detect(&flipped, 100),
+            Err(CodecError::Corrupt { .. })
+        ));
+        let mut text = TEXT_MAGIC.to_vec();
+        text[0] ^= 0x20; // '{' -> '['
+        assert!(matches!(
+            detect(&text, 100),
+            Err(CodecError::Corrupt { .. })
+        ));
+        assert!(matches!(
+            detect(&MAGIC[..3], 3),
+            Err(CodecError::Truncated { offset: 3, .. })
+        ));
+        assert!(matches!(
+            detect(b"[[0]]", 5),
+            Err(CodecError::UnknownFormat { .. })
+        ));
+        assert!(matches!(
+            detect(b"hello, world", 12),
+            Err(CodecError::UnknownFormat { .. })
+        ));
+    }
+}

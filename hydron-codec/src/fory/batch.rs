@@ -1,0 +1,172 @@
+//! The batch message: many [`Gf8`] as one dense fory float32 array, the
+//! fory form of [`Gf8Batch`](super::Gf8Batch), read and written by hand.
+
+use hydron_core::{BatchError, Gf8};
+
+use super::wire::{self, StructForm};
+use super::{GF8_BATCH_TYPE_ID, MAX_BATCH_LEN};
+use crate::{CodecError, Policy};
+
+/// The framing of a `Gf8Batch` message, in both struct modes.
+pub(crate) const FORM: StructForm = StructForm {
+    name: "Gf8Batch",
+    type_id: GF8_BATCH_TYPE_ID,
+    compatible: &[
+        0x01, 0xff, 0x1c, 0x00, // bitmap, not-null, COMPATIBLE_STRUCT, new meta #0
+        0x09, 0x10, 0x59, 0xdb, 0xcf, 0x8d, 0x66, 0x5c, // meta header: size 9, hash
+        0xc1, 0xe1, 0x12, // meta: struct, compatible, 1 field; type id 2401
+        0x4c, 0x37, 0x54, 0x0b, 0xa1, 0x24, // field: float32 array, "values"
+    ],
+    schema: &[
+        0x01, 0xff, 0x1b, // bitmap, not-null, STRUCT
+        0xe1, 0x12, // type id 2401
+        0x18, 0x89, 0xec, 0x36, // schema hash
+    ],
+    schema_text: "the fory type meta or schema hash of Gf8Batch \
+                  (one field, `values`, a float32 array)",
+};
+
+/// Vectors copied and checked per step: 16 KiB, so each chunk is checked
+/// while it is still in the L1 cache, right after its copy.
+const CHUNK_VECTORS: usize = 512;
+
+/// Bytes of the message for `n` vectors.
+#[inline]
+fn message_len(n: usize) -> usize {
+    FORM.compatible.len() + 5 + 32 * n
+}
+
+pub(super) fn try_encode_into(vectors: &[Gf8], buf: &mut Vec<u8>) -> Result<(), CodecError> {
+    check_len(vectors.len())?;
+    buf.reserve(message_len(vectors.len()));
+    buf.extend_from_slice(FORM.compatible);
+    write_payload(vectors, buf);
+    Ok(())
+}
+
+/// Checks that `n` vectors fit in one fory float32 array.
+#[inline]
+pub(super) fn check_len(n: usize) -> Result<(), CodecError> {
+    if n > MAX_BATCH_LEN {
+        return Err(CodecError::TooLarge {
+            length: (n as u64).saturating_mul(32),
+            limit: MAX_BATCH_LEN as u64 * 32,
+            what: "a fory float32 array (32-bit byte length)",
+        });
+    }
+    Ok(())
+}
+
+/// Appends the array field: varuint32 byte length, then the coordinates as
+/// little-endian `f32`. The caller has checked [`check_len`].
+#[inline]
+pub(super) fn write_payload(vectors: &[Gf8], buf: &mut Vec<u8>) {
+    debug_assert!(vectors.len() <= MAX_BATCH_LEN);
+    // Cannot truncate: the caller checked the length against MAX_BATCH_LEN.
+    wire::write_varuint32(buf, (32 * vectors.len()) as u32);
+    let arrays = Gf8::slice_as_arrays(vectors);
+    #[cfg(target_endian = "little")]
+    buf.extend_from_slice(bytemuck::cast_slice::<[f32; 8], u8>(arrays));
+    #[cfg(not(target_endian = "little"))]
+    for x in arrays.as_flattened() {
+        buf.extend_from_slice(&x.to_le_bytes());
+    }
+}
+
+pub(super) fn decode(input: &[u8], policy: Policy) -> Result<Vec<Gf8>, CodecError> {
+    let offset = FORM.read_prefix(input)?;
+    let data = wire::read_array(input, offset, 4, 32, FLOATS_WHAT)?;
+    decode_payload(data, policy)
+}
+
+pub(super) fn decode_into(
+    input: &[u8],
+    policy: Policy,
+    out: &mut Vec<Gf8>,
+) -> Result<(), CodecError> {
+    let offset = FORM.read_prefix(input)?;
+    let data = wire::read_array(input, offset, 4, 32, FLOATS_WHAT)?;
+    decode_payload_into(data, policy, out)
+}
+
+/// What a float count must be a multiple of, for [`CodecError::BadLength`].
+pub(super) const FLOATS_WHAT: &str = "floats: 8 coordinates per vector";
+
+/// The vectors of an array's bytes (a multiple of 32), checked by `policy`.
+/// One allocation, of exactly `data.len()` bytes.
+pub(super) fn decode_payload(data: &[u8], policy: Policy) -> Result<Vec<Gf8>, CodecError> {
+    // The caller holds `data`, so this allocation is backed by input bytes
+    // one for one.
+    let mut out = Vec::with_capacity(data.len() / 32);
+    decode_payload_into(data, policy, &mut out)?;
+    Ok(out)
+}
+
+/// Appends the vectors of an array's bytes (a multiple of 32) to `out`,
+/// checked by `policy`; error indexes count from this array's first vector.
+/// On error `out` is left as it was.
+pub(super) fn decode_payload_into(
+    data: &[u8],
+    policy: Policy,
+    out: &mut Vec<Gf8>,
+) -> Result<(), CodecError> {
+    debug_assert!(data.len().is_multiple_of(32));
+    let first = out.len();
+    out.reserve(data.len() / 32);
+    for src in data.chunks(CHUNK_VECTORS * 32) {
+        let start = out.len();
+        let count = src.len() / 32;
+        // SAFETY: `reserve` made room for `data.len() / 32` vectors after
+        // `first`, and the chunks add up to `data.len()` bytes, so the
+        // `count` vectors from `start` are within the capacity. The
+        // destination is spare capacity, so it does not overlap `src`; bytes
+        // are copied, so alignment is irrelevant. `Gf8` has the layout of
+        // `[f32; 8]`, every bit pattern of which is valid, so after the copy
+        // the chunk is an initialized `[f32; 8]` slice, exclusively borrowed
+        // here. It becomes part of `out` (`set_len`) only once the policy
+        // has accepted or fixed every vector in it.
+        let chunk: &mut [[f32; 8]] = unsafe {
+            let dst = out.as_mut_ptr().add(start).cast::<[f32; 8]>();
+            core::ptr::copy_nonoverlapping(src.as_ptr(), dst.cast::<u8>(), src.len());
+            core::slice::from_raw_parts_mut(dst, count)
+        };
+        #[cfg(not(target_endian = "little"))]
+        for bits in bytemuck::cast_slice_mut::<[f32; 8], u32>(chunk) {
+            *bits = u32::from_le(*bits);
+        }
+        if let Err(e) = check_chunk(chunk, start - first, policy) {
+            out.truncate(first);
+            return Err(e);
+        }
+        // SAFETY: the `count` vectors after `start` are initialized (copied
+        // above) and valid `Gf8` under `policy` (checked or fixed above;
+        // `Trusted` takes them as they are, as `Gf8::new_unchecked` does).
+        unsafe { out.set_len(start + count) };
+    }
+    Ok(())
+}
+
+/// Applies `policy` to one chunk whose first vector has index `base`.
+#[inline]
+fn check_chunk(chunk: &mut [[f32; 8]], base: usize, policy: Policy) -> Result<(), CodecError> {
+    let at = |e: BatchError| CodecError::InvalidVector {
+        index: (base + e.index) as u64,
+        error: e.error,
+    };
+    match policy {
+        Policy::Strict => hydron_core::batch::validate(chunk).map_err(at),
+        Policy::Trusted => Ok(()),
+        Policy::Renormalize => {
+            let mut from = 0;
+            while let Err(BatchError { index, .. }) = hydron_core::batch::validate(&chunk[from..]) {
+                let index = from + index;
+                let fixed = Policy::Renormalize
+                    .apply_one(chunk[index])
+                    .map_err(|error| at(BatchError { index, error }))?;
+                chunk[index] = fixed.to_array();
+                from = index + 1;
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Peak memory of `file::load`: at most 1.2 times the decoded batch.
+//!
+//! A counting global allocator measures the bytes live at once. This file
+//! holds one test so that nothing else allocates while it measures.
+#![cfg(any(feature = "fory", feature = "json"))]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use hydron_codec::file::{self, FileOptions, Format};
+use hydron_codec::Policy;
+use hydron_core::Gf8;
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to `System` unchanged; only counters are
+// added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc` is passed on as is.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract for `dealloc` is passed on as is.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's contract for `realloc` is passed on as is.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(new_size, Ordering::Relaxed) + new_size;
+            PEAK.fetch_max(live, Ordering::Relaxed);
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Bytes allocated at the peak of `f`, above what was live before it.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let out = f();
+    (out, PEAK.load(Ordering::Relaxed) - before)
+}
+
+fn batch(n: usize) -> Vec<Gf8> {
+    (0..n)
+        .map(|i| {
+            let x = i as f32 * 0.001;
+            Gf8::normalize([x.sin(), x.cos(), 1.0, -x, 0.5, 0.25, -0.25, 3.0]).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn load_peaks_at_most_1_2_times_the_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        // 1 Mi vectors (32 MiB) with the default 2 MiB chunks.
+        #[cfg(feature = "fory")]
+        (Format::Fory, 1 << 20),
+        // Text is ~3x larger on disk, and slow to parse unoptimized: a
+        // smaller batch, and smaller chunks to match.
+        #[cfg(feature = "json")]
+        (Format::JsonLines, 1 << 17),
+    ];
+    for (format, n) in cases {
+        let v = batch(n);
+        let path = dir.path().join(format!("{format}"));
+        let chunk = if n >= 1 << 20 {
+            FileOptions::DEFAULT_CHUNK_VECTORS
+        } else {
+            8192
+        };
+        let mut w = file::FileWriter::create(
+            &path,
+            format,
+            FileOptions::new().chunk_vectors(chunk).durable(false),
+        )
+        .unwrap();
+        w.write(&v).unwrap();
+        w.finish().unwrap();
+        let payload = n * 32;
+        let (back, peak) = peak_of(|| file::load(&path, Policy::Strict).unwrap());
+        assert!(back == v, "{format}: round trip");
+        drop(back);
+        let ratio = peak as f64 / payload as f64;
+        eprintln!("{format}: {n} vectors, payload {payload} B, load peak {peak} B ({ratio:.3}x)");
+        assert!(
+            ratio <= 1.2,
+            "{format}: load peaked at {ratio:.3}x the payload"
+        );
+        assert!(
+            ratio >= 1.0,
+            "{format}: the counter is broken ({ratio:.3}x)"
+        );
+    }
+}

@@ -1,0 +1,149 @@
+//! Every input in `tests/regressions/` (inputs the fuzz targets found; see
+//! `docs/fuzzing.md`) and every fuzz seed under `fuzz/seeds/`, fed to every
+//! decoder of untrusted bytes: each must return `Ok` or a `CodecError`
+//! with a message, never panic, and whatever a checking policy accepts
+//! must be valid.
+#![cfg(any(feature = "fory", feature = "json"))]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use hydron_codec::{CodecError, Policy};
+use hydron_core::Gf8;
+
+const POLICIES: [Policy; 3] = [Policy::Strict, Policy::Renormalize, Policy::Trusted];
+
+/// The input files: regressions, then seeds (README files skipped).
+fn inputs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.join("tests/regressions")];
+    if let Ok(seeds) = std::fs::read_dir(root.join("../fuzz/seeds")) {
+        dirs.extend(seeds.map(|e| e.unwrap().path()));
+    }
+    let mut files = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries {
+            let path = e.unwrap().path();
+            if path.is_file() && path.extension().is_none_or(|x| x != "md") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Checks one decoder's result on one input.
+fn check<T>(
+    path: &Path,
+    decoder: &str,
+    policy: Policy,
+    run: impl FnOnce() -> Result<T, CodecError>,
+    vectors: impl Fn(&T) -> Vec<Gf8>,
+) {
+    let result = catch_unwind(AssertUnwindSafe(run))
+        .unwrap_or_else(|_| panic!("{decoder} ({policy:?}) panicked on {}", path.display()));
+    match result {
+        Ok(value) if policy != Policy::Trusted => {
+            for (i, v) in vectors(&value).iter().enumerate() {
+                assert!(
+                    Gf8::check(v.as_array()).is_ok(),
+                    "{decoder} ({policy:?}) accepted invalid vector {i} from {}",
+                    path.display()
+                );
+            }
+        }
+        Ok(_) => {}
+        Err(e) => assert!(
+            !e.to_string().is_empty(),
+            "{decoder}: an error without a message"
+        ),
+    }
+}
+
+#[test]
+fn every_regression_input_decodes_or_fails_cleanly() {
+    let files = inputs();
+    assert!(
+        !files.is_empty(),
+        "no inputs found: the fuzz seeds are missing"
+    );
+    for path in &files {
+        let data = std::fs::read(path).unwrap();
+        for policy in POLICIES {
+            #[cfg(feature = "fory")]
+            {
+                use hydron_codec::fory;
+                check(
+                    path,
+                    "fory::decode_batch",
+                    policy,
+                    || fory::decode_batch(&data, policy),
+                    Vec::clone,
+                );
+                check(
+                    path,
+                    "fory::decode_gf8",
+                    policy,
+                    || fory::decode_gf8(&data, policy),
+                    |v| vec![*v],
+                );
+            }
+            #[cfg(feature = "json")]
+            {
+                use hydron_codec::json::{self, JsonLinesReader};
+                check(
+                    path,
+                    "json::from_slice",
+                    policy,
+                    || json::from_slice(&data, policy),
+                    Vec::clone,
+                );
+                check(
+                    path,
+                    "json::gf8_from_slice",
+                    policy,
+                    || json::gf8_from_slice(&data, policy),
+                    |v| vec![*v],
+                );
+                check(
+                    path,
+                    "JsonLinesReader",
+                    policy,
+                    || Ok(JsonLinesReader::new(&data[..], policy).collect::<Vec<_>>()),
+                    |items| {
+                        items
+                            .iter()
+                            .filter_map(|r| r.as_ref().ok().copied())
+                            .collect()
+                    },
+                );
+            }
+            check(
+                path,
+                "file::from_slice",
+                policy,
+                || hydron_codec::file::from_slice(&data, policy),
+                Vec::clone,
+            );
+            check(
+                path,
+                "file::load",
+                policy,
+                || hydron_codec::file::load(path, policy),
+                Vec::clone,
+            );
+        }
+        #[cfg(feature = "fory")]
+        check(
+            path,
+            "fory::decode_codes",
+            Policy::Trusted,
+            || hydron_codec::fory::decode_codes(&data),
+            |_| Vec::new(),
+        );
+    }
+}

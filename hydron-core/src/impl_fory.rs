@@ -1,0 +1,158 @@
+//! Apache Fory for [`Gf8`] (feature `fory`): a custom serializer whose body is
+//! the 8 coordinates as little-endian `f32`, validated on read.
+//!
+//! `Gf8` is a fory *extension* type (`EXT`, type id 31): it has no derived
+//! struct schema, so it must be registered with
+//! [`Fory::register_serializer`](fory::Fory::register_serializer) (or
+//! `register_serializer_by_name`) before use. hydron-codec's
+//! `hydron_codec::fory::register` does that with the fixed, documented type
+//! id `hydron_codec::fory::GF8_TYPE_ID`, together with the batch types.
+//!
+//! The body is always exactly 32 bytes: coordinate 0 first, each an IEEE 754
+//! binary32 in little-endian byte order, no length prefix, no padding. Reading
+//! checks the value as [`Gf8::try_new`] does (finite, unit norm or zero); a
+//! bad value is a fory `InvalidData` error whose message names the coordinate
+//! or the norm, so a `Gf8` field can never hold an invalid vector after
+//! deserialization. A nullable `Gf8` field that is null, or a field missing
+//! from an older schema, reads as [`Gf8::ZERO`] (the [`Default`]).
+//!
+//! ```
+//! use fory::Fory;
+//! use hydron_core::Gf8;
+//!
+//! let mut fory = Fory::default();
+//! fory.register_serializer::<Gf8>(2400)?;
+//! let v = Gf8::normalize([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]).unwrap();
+//! let bytes = fory.serialize(&v)?;
+//! assert_eq!(bytes.len(), 37); // 5 bytes of framing + 32 bytes of coordinates
+//! assert_eq!(fory.deserialize::<Gf8>(&bytes)?, v);
+//! # Ok::<(), fory::Error>(())
+//! ```
+
+use fory::{Error, ReadContext, Serializer, WriteContext};
+
+use crate::Gf8;
+
+/// Size of the body: 8 coordinates of 4 bytes.
+const BODY_LEN: usize = 32;
+
+impl Serializer for Gf8 {
+    type Target = Gf8;
+
+    #[inline]
+    fn write_data(value: &Gf8, context: &mut WriteContext) -> Result<(), Error> {
+        context.writer.write_bytes(&to_le_bytes(value.as_array()));
+        Ok(())
+    }
+
+    #[inline]
+    fn read_data(context: &mut ReadContext) -> Result<Gf8, Error> {
+        let bytes = context.reader.read_bytes(BODY_LEN)?;
+        let mut coords = [0.0f32; 8];
+        for (x, b) in coords.iter_mut().zip(bytes.chunks_exact(4)) {
+            *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        Gf8::try_new(coords).map_err(invalid_gf8)
+    }
+
+    #[inline]
+    fn default_value(_context: &mut ReadContext) -> Result<Gf8, Error> {
+        Ok(Gf8::ZERO)
+    }
+
+    #[inline]
+    fn reserved_space() -> usize {
+        BODY_LEN
+    }
+}
+
+/// The 32-byte little-endian body of `coords`.
+#[inline]
+fn to_le_bytes(coords: &[f32; 8]) -> [u8; BODY_LEN] {
+    let mut out = [0u8; BODY_LEN];
+    for (chunk, x) in out.chunks_exact_mut(4).zip(coords) {
+        chunk.copy_from_slice(&x.to_le_bytes());
+    }
+    out
+}
+
+#[cold]
+fn invalid_gf8(error: crate::Gf8Error) -> Error {
+    Error::invalid_data(format!("invalid Gf8: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use fory::{Fory, ForyStruct};
+
+    use crate::Gf8;
+
+    #[derive(ForyStruct, Debug, PartialEq)]
+    struct Holder {
+        id: i32,
+        v: Gf8,
+        many: Vec<Gf8>,
+    }
+
+    fn fory() -> Fory {
+        let mut fory = Fory::default();
+        fory.register_serializer::<Gf8>(2400).unwrap();
+        fory.register::<Holder>(7).unwrap();
+        fory
+    }
+
+    fn unit(i: usize) -> Gf8 {
+        let mut c = [0.0; 8];
+        c[i] = -1.0;
+        Gf8::try_new(c).unwrap()
+    }
+
+    #[test]
+    fn root_value_is_framing_plus_little_endian_coordinates() {
+        let v = Gf8::normalize([1.0, -2.0, 3.0, 0.5, 0.0, 7.0, -0.25, 1e-3]).unwrap();
+        let bytes = fory().serialize(&v).unwrap();
+        // xlang bitmap, not-null flag, EXT type id 31, varuint32 2400.
+        assert_eq!(bytes[..5], [0x01, 0xff, 0x1f, 0xe0, 0x12]);
+        for (i, x) in v.as_array().iter().enumerate() {
+            assert_eq!(bytes[5 + 4 * i..9 + 4 * i], x.to_le_bytes());
+        }
+        assert_eq!(bytes.len(), 37);
+        assert_eq!(fory().deserialize::<Gf8>(&bytes).unwrap(), v);
+    }
+
+    #[test]
+    fn embedded_in_a_derived_struct() {
+        let fory = fory();
+        let h = Holder {
+            id: 3,
+            v: unit(2),
+            many: (0..8).map(unit).collect(),
+        };
+        let bytes = fory.serialize(&h).unwrap();
+        assert_eq!(fory.deserialize::<Holder>(&bytes).unwrap(), h);
+    }
+
+    #[test]
+    fn reading_validates() {
+        let fory = fory();
+        let mut bytes = fory.serialize(&unit(0)).unwrap();
+        // Coordinate 3 becomes NaN.
+        bytes[5 + 12..5 + 16].copy_from_slice(&f32::NAN.to_le_bytes());
+        let err = fory.deserialize::<Gf8>(&bytes).unwrap_err().to_string();
+        assert!(err.contains("coordinate 3 is NaN"), "{err}");
+        // Coordinate 0 becomes 2: the norm is wrong.
+        let mut bytes = fory.serialize(&unit(0)).unwrap();
+        bytes[5..9].copy_from_slice(&2.0f32.to_le_bytes());
+        let err = fory.deserialize::<Gf8>(&bytes).unwrap_err().to_string();
+        assert!(err.contains("norm is 2"), "{err}");
+    }
+
+    #[test]
+    fn truncated_body_is_an_error() {
+        let fory = fory();
+        let bytes = fory.serialize(&unit(1)).unwrap();
+        for len in 0..bytes.len() {
+            assert!(fory.deserialize::<Gf8>(&bytes[..len]).is_err(), "len {len}");
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The portable SIMD backend: `wide`'s `f32x4` and `f32x8`.
+//!
+//! The nearest-root kernel works in structure-of-arrays form: a block of
+//! eight vectors is transposed once so that register `k` holds coordinate
+//! `k` of the eight vectors (lane `i` is vector `i`, as in ultraviolet's
+//! `Vec3x8`), and all arithmetic is lane-parallel. The kernels that only
+//! need one sum per vector (validate, normalize, dot) work on four vectors
+//! at a time: each vector's two halves are combined in one register, and a
+//! 4×4 transpose finishes the four sums in the scalar order. Tails run the
+//! scalar kernels.
+//!
+//! `wide` picks its instructions when it is compiled: NEON on aarch64,
+//! simd128 on wasm32 with that feature, AVX when the build enables it
+//! (`-C target-cpu=native`), and SSE2 on the default x86-64 target. On an
+//! x86-64 CPU with AVX2 and FMA the dispatcher picks the intrinsics backend
+//! (`avx2.rs`) instead.
+//!
+//! Results are bit-identical to the scalar kernels: the same operations in
+//! the same order, correctly rounded `sqrt` and division, no FMA.
+
+use wide::{f32x4, f32x8, u32x8};
+
+use super::scalar;
+use crate::e8::{INTEGER_ROOT_COUNT, INV_SQRT_8};
+use crate::gf8::NORM_SQ_TOLERANCE;
+use crate::{BatchError, E8Root, Gf8};
+
+/// Eight vectors: the unit of the nearest-root kernel.
+type Block = [[f32; 8]; 8];
+
+/// Four vectors: the unit of the sum kernels (validate, normalize, dot),
+/// which work on native 128-bit registers (SSE2, NEON, simd128).
+type Quad = [[f32; 8]; 4];
+
+/// Coordinates 0..4 and 4..8 of a vector.
+#[inline]
+fn halves(v: &[f32; 8]) -> (f32x4, f32x4) {
+    let [low, high]: [[f32; 4]; 2] = bytemuck::cast(*v);
+    (f32x4::new(low), f32x4::new(high))
+}
+
+/// For four vectors, given `a[i]` = `(p0 + p4, p1 + p5, p2 + p6, p3 + p7)`
+/// of the products of vector `i`, lane `i` of the result is
+/// `((p0 + p4) + (p2 + p6)) + ((p1 + p5) + (p3 + p7))`: the order of
+/// `gf8::dot`, so the sums are bit-identical to the scalar ones.
+#[inline]
+fn pairwise_sums(a: [f32x4; 4]) -> f32x4 {
+    let [c0, c1, c2, c3] = f32x4::transpose(a);
+    (c0 + c2) + (c1 + c3)
+}
+
+/// Lane `i`: the squared norm of vector `i`.
+#[inline]
+fn norms_sq(quad: &Quad) -> f32x4 {
+    pairwise_sums(quad.map(|v| {
+        let (low, high) = halves(&v);
+        low * low + high * high
+    }))
+}
+
+/// [`batch::validate`](crate::batch::validate). A group of four whose
+/// squared norms all pass the fast test is accepted; any other group is
+/// checked by the scalar kernel, which accepts zero vectors and builds the
+/// exact error of the first bad vector.
+pub(crate) fn validate(arrays: &[[f32; 8]]) -> Result<(), BatchError> {
+    let (quads, tail) = arrays.as_chunks::<4>();
+    for (index, quad) in quads.iter().enumerate() {
+        let deviation = (norms_sq(quad) - f32x4::splat(1.0)).abs();
+        if !deviation.simd_le(f32x4::splat(NORM_SQ_TOLERANCE)).all() {
+            recheck(quad, 4 * index)?;
+        }
+    }
+    scalar::validate_from(tail, 4 * quads.len())
+}
+
+/// The scalar check of a group the fast test did not accept (out of line,
+/// so that the hot loop stays small).
+#[cold]
+#[inline(never)]
+fn recheck(quad: &Quad, first_index: usize) -> Result<(), BatchError> {
+    scalar::validate_from(quad, first_index)
+}
+
+/// [`batch::normalize_into`](crate::batch::normalize_into); `out` has the
+/// length of `arrays`.
+pub(crate) fn normalize_into(arrays: &[[f32; 8]], out: &mut [Gf8]) -> Result<(), BatchError> {
+    let (quads, tail) = arrays.as_chunks::<4>();
+    let (out_quads, out_tail) = out.as_chunks_mut::<4>();
+    for (index, (quad, out_quad)) in quads.iter().zip(out_quads).enumerate() {
+        let norm_sq = norms_sq(quad);
+        let fast = norm_sq.simd_ge(f32x4::splat(f32::MIN_POSITIVE))
+            & norm_sq.simd_lt(f32x4::splat(f32::INFINITY));
+        if !fast.all() {
+            renormalize(quad, out_quad, 4 * index)?;
+            continue;
+        }
+        let inv = (f32x4::splat(1.0) / norm_sq.sqrt()).to_array();
+        for ((v, slot), inv) in quad.iter().zip(out_quad.iter_mut()).zip(inv) {
+            let (low, high) = halves(v);
+            let scale = f32x4::splat(inv);
+            let halves = [(low * scale).to_array(), (high * scale).to_array()];
+            *slot = Gf8::new_unchecked(bytemuck::cast(halves));
+        }
+    }
+    scalar::normalize_from(tail, out_tail, 4 * quads.len())
+}
+
+/// The scalar normalization of a group off the fast path (out of line).
+#[cold]
+#[inline(never)]
+fn renormalize(quad: &Quad, out: &mut [Gf8; 4], first_index: usize) -> Result<(), BatchError> {
+    scalar::normalize_from(quad, out, first_index)
+}
+
+/// [`batch::dot_into`](crate::batch::dot_into); `out` has the length of
+/// `many`.
+pub(crate) fn dot_into(query: Gf8, many: &[Gf8], out: &mut [f32]) {
+    let (q_low, q_high) = halves(query.as_array());
+    let (quads, tail) = Gf8::slice_as_arrays(many).as_chunks::<4>();
+    let (out_quads, out_tail) = out.as_chunks_mut::<4>();
+    for (quad, out_quad) in quads.iter().zip(out_quads) {
+        *out_quad = pairwise_sums(quad.map(|v| {
+            let (low, high) = halves(&v);
+            q_low * low + q_high * high
+        }))
+        .to_array();
+    }
+    scalar::dot_from(query, Gf8::slice_from_arrays_unchecked(tail), out_tail);
+}
+
+/// The structure-of-arrays form of a block: `columns[k]` lane `i` is
+/// coordinate `k` of vector `i`.
+#[inline]
+fn transpose(block: &Block) -> [f32x8; 8] {
+    // `f32x8::transpose` shuffles registers only with AVX; elsewhere it
+    // gathers element by element. Four 4×4 transposes (shuffles on SSE2,
+    // NEON and simd128) do the same work in registers.
+    #[cfg(target_feature = "avx")]
+    {
+        f32x8::transpose(block.map(f32x8::new))
+    }
+    #[cfg(not(target_feature = "avx"))]
+    {
+        let halves = block.map(|v| halves(&v));
+        let quarter = |first: usize, high: bool| {
+            f32x4::transpose(core::array::from_fn(|i| {
+                let (low, upper) = halves[first + i];
+                if high {
+                    upper
+                } else {
+                    low
+                }
+            }))
+        };
+        let (low_a, low_b) = (quarter(0, false), quarter(4, false));
+        let (high_a, high_b) = (quarter(0, true), quarter(4, true));
+        core::array::from_fn(|k| {
+            let pair = if k < 4 {
+                [low_a[k], low_b[k]]
+            } else {
+                [high_a[k - 4], high_b[k - 4]]
+            };
+            bytemuck::cast(pair)
+        })
+    }
+}
+
+/// A lane mask from a float comparison, for integer selects.
+#[inline]
+fn int_mask(mask: f32x8) -> u32x8 {
+    bytemuck::cast(mask)
+}
+
+/// `e8::nearest_root_code` for eight vectors in structure-of-arrays form,
+/// lane by lane, with the same comparisons in the same order.
+fn nearest_root_codes(x: &[f32x8; 8]) -> [u32; 8] {
+    let abs = x.map(f32x8::abs);
+    let bits = x.map(bytemuck::cast::<f32x8, u32x8>);
+    // Bit k of `negatives`: coordinate k has its sign bit set (−0.0 too).
+    let mut negatives = u32x8::splat(0);
+    let mut parity = u32x8::splat(0);
+    for (k, b) in bits.iter().enumerate() {
+        negatives |= (*b >> 31) << k as u32;
+        parity ^= *b;
+    }
+    let odd = parity >> 31;
+
+    // Two largest |x_k| (first index wins ties) and the smallest, with
+    // their indices, moved through the same masks as the scalar branches.
+    let swap = abs[1].simd_gt(abs[0]);
+    let mut first_value = swap.select(abs[1], abs[0]);
+    let mut second_value = swap.select(abs[0], abs[1]);
+    let mut first = int_mask(swap).select(u32x8::splat(1), u32x8::splat(0));
+    let mut second = int_mask(swap).select(u32x8::splat(0), u32x8::splat(1));
+    let lower = abs[1].simd_lt(abs[0]);
+    let mut smallest_value = lower.select(abs[1], abs[0]);
+    let mut smallest = int_mask(lower).select(u32x8::splat(1), u32x8::splat(0));
+    let mut sum = abs[0] + abs[1];
+    for (k, &a) in abs.iter().enumerate().skip(2) {
+        let index = u32x8::splat(k as u32);
+        sum += a;
+        let above_first = a.simd_gt(first_value);
+        let above_second = a.simd_gt(second_value);
+        second_value = above_first.select(first_value, above_second.select(a, second_value));
+        second = int_mask(above_first).select(first, int_mask(above_second).select(index, second));
+        first_value = above_first.select(a, first_value);
+        first = int_mask(above_first).select(index, first);
+        let below = a.simd_lt(smallest_value);
+        smallest_value = below.select(a, smallest_value);
+        smallest = int_mask(below).select(index, smallest);
+    }
+
+    let integer_score =
+        (first_value + second_value) * f32x8::splat(core::f32::consts::FRAC_1_SQRT_2);
+    let odd_mask: f32x8 = bytemuck::cast(u32x8::splat(0) - odd);
+    let half_score =
+        odd_mask.select(sum - f32x8::splat(2.0) * smallest_value, sum) * f32x8::splat(INV_SQRT_8);
+
+    let i = first.min(second);
+    let j = first.max(second);
+    // pair_index(i, j) = i·(15 − i)/2 + j − i − 1
+    let pair: u32x8 = ((i * (u32x8::splat(15) - i)) >> 1) + j - i - u32x8::splat(1);
+    let integer_code: u32x8 = (pair << 2)
+        + ((negatives >> i) & u32x8::splat(1))
+        + (((negatives >> j) & u32x8::splat(1)) << 1);
+    let mask: u32x8 = negatives ^ ((u32x8::splat(1) << smallest) * odd);
+    let half_code: u32x8 = (mask >> 1) + u32x8::splat(u32::from(INTEGER_ROOT_COUNT));
+    int_mask(integer_score.simd_ge(half_score))
+        .select(integer_code, half_code)
+        .to_array()
+}
+
+/// [`batch::nearest_roots_into`](crate::batch::nearest_roots_into); `out`
+/// has the length of `vectors`.
+pub(crate) fn nearest_roots_into(vectors: &[Gf8], out: &mut [E8Root]) {
+    let (blocks, tail) = Gf8::slice_as_arrays(vectors).as_chunks::<8>();
+    let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
+    for (block, out_block) in blocks.iter().zip(out_blocks) {
+        let codes = nearest_root_codes(&transpose(block));
+        for (slot, code) in out_block.iter_mut().zip(codes) {
+            // Codes are in 0..240 by construction: 4 · 27 + 3 at most for
+            // the integer type (i < j ≤ 7), 112 + 127 for the other.
+            *slot = E8Root(code as u8);
+        }
+    }
+    scalar::nearest_roots_from(Gf8::slice_from_arrays_unchecked(tail), out_tail);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gf8::norm_sq;
+
+    #[test]
+    fn transpose_and_norms_match_scalar() {
+        let block: Block =
+            core::array::from_fn(|i| core::array::from_fn(|k| (i * 8 + k) as f32 * 0.37 - 9.1));
+        let columns = transpose(&block).map(f32x8::to_array);
+        for (i, row) in block.iter().enumerate() {
+            for (k, &x) in row.iter().enumerate() {
+                assert_eq!(columns[k][i], x, "vector {i}, coordinate {k}");
+            }
+        }
+        for (q, quad) in block.as_chunks::<4>().0.iter().enumerate() {
+            let norms = norms_sq(quad).to_array();
+            for (i, row) in quad.iter().enumerate() {
+                assert_eq!(
+                    norms[i].to_bits(),
+                    norm_sq(row).to_bits(),
+                    "vector {}",
+                    4 * q + i
+                );
+            }
+        }
+    }
+}

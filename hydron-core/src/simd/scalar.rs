@@ -1,0 +1,258 @@
+//! The scalar batch kernels: plain Rust, one vector at a time.
+//!
+//! These are the reference the SIMD backends are tested against, and the
+//! backend that always runs without the `simd` feature. Each kernel is the
+//! per-vector method applied in order ([`Gf8::check`], [`Gf8::normalize`],
+//! [`Gf8::dot`], [`Gf8::nearest_root`], [`E8Point::nearest`]), so the
+//! results are exactly those of the per-vector methods.
+//!
+//! Like the dispatched kernels in [`batch`](crate::batch), the `_into`
+//! forms panic when the output slice does not have the input's length, and
+//! the fallible ones stop at the first bad vector, leaving the rest of the
+//! output unspecified.
+//!
+//! ```
+//! use hydron_core::{batch, Gf8};
+//!
+//! let raw = [[3.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]];
+//! let scalar = batch::scalar::normalize(&raw)?;
+//! assert_eq!(scalar, batch::normalize(&raw)?);
+//! assert_eq!(scalar[0], Gf8::normalize(raw[0])?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::gf8::norm_sq;
+use crate::{BatchError, E8Point, E8Root, Gf8};
+
+/// Panics unless the output has one slot per input.
+#[inline]
+#[track_caller]
+pub(crate) fn assert_same_len(input: usize, output: usize) {
+    assert!(
+        input == output,
+        "batch output has length {output}, but the input has {input} vectors"
+    );
+}
+
+/// Checks every vector of a batch, as [`Gf8::check`]; the error names the
+/// first bad vector.
+///
+/// ```
+/// use hydron_core::{batch, Gf8Error};
+///
+/// let raw = [[0.0; 8], [1.0, 0.0, 0.0, 0.0, 0.0, f32::NAN, 0.0, 0.0]];
+/// let err = batch::scalar::validate(&raw).unwrap_err();
+/// assert_eq!((err.index, err.error), (1, Gf8Error::NotANumber { coordinate: 5 }));
+/// ```
+pub fn validate(arrays: &[[f32; 8]]) -> Result<(), BatchError> {
+    validate_from(arrays, 0)
+}
+
+/// [`validate`] for a part of a batch that starts at vector `first_index`.
+#[inline]
+pub(crate) fn validate_from(arrays: &[[f32; 8]], first_index: usize) -> Result<(), BatchError> {
+    for (offset, coords) in arrays.iter().enumerate() {
+        Gf8::check(coords).map_err(|error| BatchError {
+            index: first_index + offset,
+            error,
+        })?;
+    }
+    Ok(())
+}
+
+/// Normalizes every vector as [`Gf8::normalize`], into `out`.
+///
+/// # Panics
+///
+/// If `out.len() != arrays.len()`.
+///
+/// ```
+/// use hydron_core::{batch, Gf8};
+///
+/// let mut out = [Gf8::ZERO; 2];
+/// batch::scalar::normalize_into(&[[0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0; 8]], &mut out)?;
+/// assert_eq!(out[0][1], 1.0);
+/// assert!(out[1].is_zero());
+/// # Ok::<(), hydron_core::BatchError>(())
+/// ```
+#[track_caller]
+pub fn normalize_into(arrays: &[[f32; 8]], out: &mut [Gf8]) -> Result<(), BatchError> {
+    assert_same_len(arrays.len(), out.len());
+    normalize_from(arrays, out, 0)
+}
+
+/// [`normalize_into`] for a part of a batch that starts at vector
+/// `first_index`; `out` has the length of `arrays`.
+#[inline]
+pub(crate) fn normalize_from(
+    arrays: &[[f32; 8]],
+    out: &mut [Gf8],
+    first_index: usize,
+) -> Result<(), BatchError> {
+    for (offset, (coords, slot)) in arrays.iter().zip(out).enumerate() {
+        // The fast path of `Gf8::normalize`, spelled out so that the loop
+        // writes straight into `out` instead of moving a `Result` through
+        // the stack (which costs store-forwarding stalls); the tests check
+        // that the results are bit-identical to `Gf8::normalize`.
+        let norm_sq = norm_sq(coords);
+        if norm_sq.is_finite() && norm_sq >= f32::MIN_POSITIVE {
+            let inv = 1.0 / norm_sq.sqrt();
+            *slot = Gf8::new_unchecked(coords.map(|x| x * inv));
+        } else {
+            *slot = Gf8::normalize(*coords).map_err(|error| BatchError {
+                index: first_index + offset,
+                error,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Normalizes every vector as [`Gf8::normalize`] (allocating).
+///
+/// ```
+/// use hydron_core::batch;
+/// let vs = batch::scalar::normalize(&[[0.0, 0.0, -5.0, 0.0, 0.0, 0.0, 0.0, 0.0]])?;
+/// assert_eq!(vs[0][2], -1.0);
+/// # Ok::<(), hydron_core::BatchError>(())
+/// ```
+pub fn normalize(arrays: &[[f32; 8]]) -> Result<Vec<Gf8>, BatchError> {
+    let mut out = vec![Gf8::ZERO; arrays.len()];
+    normalize_from(arrays, &mut out, 0)?;
+    Ok(out)
+}
+
+/// The dot product of `query` with each of `many`, as [`Gf8::dot`], into
+/// `out`.
+///
+/// # Panics
+///
+/// If `out.len() != many.len()`.
+///
+/// ```
+/// use hydron_core::{batch, Gf8};
+///
+/// let q = Gf8::from_scalar(1.0)?;
+/// let mut out = [0.0; 2];
+/// batch::scalar::dot_into(q, &[q, -q], &mut out);
+/// assert_eq!(out, [q.dot(q), -q.dot(q)]);
+/// # Ok::<(), hydron_core::Gf8Error>(())
+/// ```
+#[track_caller]
+pub fn dot_into(query: Gf8, many: &[Gf8], out: &mut [f32]) {
+    assert_same_len(many.len(), out.len());
+    dot_from(query, many, out);
+}
+
+/// [`dot_into`] without the length check (`out` is zipped with `many`).
+#[inline]
+pub(crate) fn dot_from(query: Gf8, many: &[Gf8], out: &mut [f32]) {
+    for (v, slot) in many.iter().zip(out) {
+        *slot = query.dot(*v);
+    }
+}
+
+/// The dot product of `query` with each of `many`, as [`Gf8::dot`]
+/// (allocating).
+///
+/// ```
+/// use hydron_core::{batch, Gf8};
+/// let q = Gf8::from_scalar(1.0)?;
+/// assert_eq!(batch::scalar::dot_many(q, &[Gf8::ZERO]), vec![0.0]);
+/// # Ok::<(), hydron_core::Gf8Error>(())
+/// ```
+#[must_use]
+pub fn dot_many(query: Gf8, many: &[Gf8]) -> Vec<f32> {
+    many.iter().map(|v| query.dot(*v)).collect()
+}
+
+/// The nearest E8 root of each vector, as [`Gf8::nearest_root`], into
+/// `out`.
+///
+/// # Panics
+///
+/// If `out.len() != vectors.len()`.
+///
+/// ```
+/// use hydron_core::{batch, E8Root, Gf8};
+///
+/// let vs = [E8Root::new(5)?.to_gf8(), E8Root::new(200)?.to_gf8()];
+/// let mut out = [E8Root::new(0)?; 2];
+/// batch::scalar::nearest_roots_into(&vs, &mut out);
+/// assert_eq!([out[0].code(), out[1].code()], [5, 200]);
+/// # Ok::<(), hydron_core::Gf8Error>(())
+/// ```
+#[track_caller]
+pub fn nearest_roots_into(vectors: &[Gf8], out: &mut [E8Root]) {
+    assert_same_len(vectors.len(), out.len());
+    nearest_roots_from(vectors, out);
+}
+
+/// [`nearest_roots_into`] without the length check.
+#[inline]
+pub(crate) fn nearest_roots_from(vectors: &[Gf8], out: &mut [E8Root]) {
+    for (v, slot) in vectors.iter().zip(out) {
+        *slot = v.nearest_root();
+    }
+}
+
+/// The nearest E8 root of each vector, as [`Gf8::nearest_root`]
+/// (allocating).
+///
+/// ```
+/// use hydron_core::{batch, Gf8};
+/// let v = Gf8::from_scalar(-1.0)?;
+/// assert_eq!(batch::scalar::nearest_roots(&[v]), vec![v.nearest_root()]);
+/// # Ok::<(), hydron_core::Gf8Error>(())
+/// ```
+#[must_use]
+pub fn nearest_roots(vectors: &[Gf8]) -> Vec<E8Root> {
+    vectors.iter().map(|v| v.nearest_root()).collect()
+}
+
+/// The nearest E8 lattice point to each vector, as [`E8Point::nearest`],
+/// into `out`; the error names the first bad vector.
+///
+/// # Panics
+///
+/// If `out.len() != arrays.len()`.
+///
+/// ```
+/// use hydron_core::{batch, E8Point};
+///
+/// let mut out = [E8Point::ORIGIN; 1];
+/// batch::scalar::nearest_lattice_points_into(&[[0.9, 1.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]], &mut out)?;
+/// assert_eq!(out[0].doubled(), [2, 2, 0, 0, 0, 0, 0, 0]);
+/// # Ok::<(), hydron_core::BatchError>(())
+/// ```
+#[track_caller]
+pub fn nearest_lattice_points_into(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Point],
+) -> Result<(), BatchError> {
+    assert_same_len(arrays.len(), out.len());
+    for (index, (coords, slot)) in arrays.iter().zip(out).enumerate() {
+        *slot = E8Point::nearest(coords).map_err(|error| BatchError { index, error })?;
+    }
+    Ok(())
+}
+
+/// The nearest E8 lattice point to each vector, as [`E8Point::nearest`]
+/// (allocating).
+///
+/// ```
+/// use hydron_core::{batch, Gf8Error};
+///
+/// let err = batch::scalar::nearest_lattice_points(&[[0.0; 8], [f32::INFINITY; 8]]).unwrap_err();
+/// assert_eq!(err.index, 1);
+/// assert!(matches!(err.error, Gf8Error::Infinite { coordinate: 0, .. }));
+/// ```
+pub fn nearest_lattice_points(arrays: &[[f32; 8]]) -> Result<Vec<E8Point>, BatchError> {
+    arrays
+        .iter()
+        .enumerate()
+        .map(|(index, coords)| {
+            E8Point::nearest(coords).map_err(|error| BatchError { index, error })
+        })
+        .collect()
+}

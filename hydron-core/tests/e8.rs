@@ -1,0 +1,280 @@
+//! The E8 root system, and the closed-form quantizer against brute force.
+
+use hydron_core::{E8Point, E8Root, Gf8, E8_ROOTS, E8_ROOT_COUNT};
+use proptest::prelude::*;
+
+/// Two answers of the quantizer may differ only when their cosines are
+/// this close (a near-tie, decided by f32 rounding).
+const TIE: f64 = 1e-6;
+
+/// A small deterministic generator (SplitMix64), so failures reproduce.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in (0, 1].
+    fn unit_interval(&mut self) -> f64 {
+        ((self.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Eight standard normal samples (Box–Muller), so that the normalized
+    /// vector is uniform on the sphere.
+    fn gaussian8(&mut self) -> [f32; 8] {
+        let mut out = [0.0f32; 8];
+        for pair in out.chunks_exact_mut(2) {
+            let radius = (-2.0 * self.unit_interval().ln()).sqrt();
+            let angle = 2.0 * core::f64::consts::PI * self.unit_interval();
+            pair[0] = (radius * angle.cos()) as f32;
+            pair[1] = (radius * angle.sin()) as f32;
+        }
+        out
+    }
+}
+
+/// Cosine in f64 (the roots and `v` are unit within 1e-7).
+fn cosine(root: E8Root, v: Gf8) -> f64 {
+    let r = root.to_gf8();
+    (0..8).map(|k| f64::from(r[k]) * f64::from(v[k])).sum()
+}
+
+/// Checks the closed form against brute force on `v`; returns whether they
+/// picked different (tied) roots.
+fn check_against_brute_force(v: Gf8) -> bool {
+    let fast = v.nearest_root();
+    let slow = E8Root::nearest_brute_force(v);
+    if fast == slow {
+        return false;
+    }
+    let gap = cosine(slow, v) - cosine(fast, v);
+    assert!(
+        gap < TIE,
+        "{v:?}: closed form gives root {} (cos {}), brute force root {} (cos {})",
+        fast.code(),
+        cosine(fast, v),
+        slow.code(),
+        cosine(slow, v)
+    );
+    true
+}
+
+#[test]
+fn roots_form_the_e8_root_system() {
+    assert_eq!(E8_ROOTS.len(), E8_ROOT_COUNT);
+    assert_eq!(E8Root::all().len(), 240);
+    let mut integer = 0;
+    let mut half = 0;
+    for (code, root) in E8_ROOTS.iter().enumerate() {
+        assert!((f64::from(root.norm()) - 1.0).abs() < 1e-6, "root {code}");
+        assert_eq!(E8Root::new(code as u8).unwrap().to_gf8(), *root);
+        let nonzero = root.as_array().iter().filter(|&&x| x != 0.0).count();
+        match nonzero {
+            2 => integer += 1,
+            8 => half += 1,
+            n => panic!("root {code} has {n} non-zero coordinates"),
+        }
+        // Scaled by √2, it is an E8 point of squared norm 2.
+        let point = E8Point::from(E8Root::new(code as u8).unwrap());
+        assert_eq!(point.norm_sq(), 2);
+        assert_eq!(point.to_root().map(E8Root::code), Some(code as u8));
+    }
+    assert_eq!((integer, half), (112, 128));
+    // The integer-type roots come first.
+    assert!(E8_ROOTS[..112]
+        .iter()
+        .all(|r| r[0] == 0.0 || r[0].abs() > 0.5));
+    assert!(E8_ROOTS[112..]
+        .iter()
+        .all(|r| r.as_array().iter().all(|x| x.abs() < 0.5)));
+}
+
+#[test]
+fn pairwise_cosines_and_neighbours() {
+    for (i, a) in E8_ROOTS.iter().enumerate() {
+        let mut neighbours = 0;
+        for (j, b) in E8_ROOTS.iter().enumerate() {
+            let cos = f64::from(a.dot(*b));
+            let nearest_allowed = [-1.0, -0.5, 0.0, 0.5, 1.0]
+                .into_iter()
+                .map(|c: f64| (cos - c).abs())
+                .fold(f64::INFINITY, f64::min);
+            assert!(nearest_allowed < 1e-6, "roots {i}, {j}: cosine {cos}");
+            if i == j {
+                assert!((cos - 1.0).abs() < 1e-6);
+            } else {
+                assert!(cos < 0.9, "roots {i} and {j} coincide");
+            }
+            if (cos - 0.5).abs() < 1e-6 {
+                neighbours += 1;
+            }
+        }
+        assert_eq!(neighbours, 56, "root {i}");
+    }
+}
+
+#[test]
+fn from_bits_even_parity_lands_on_half_roots() {
+    for bits in 0..=255u8 {
+        let root = E8Root::from_bits_even_parity(bits);
+        let v = Gf8::from_bits_even_parity(bits);
+        assert_eq!(root.to_gf8(), v);
+        // The expected signs: the bits, with bit 0 flipped when odd.
+        let mask = if bits.count_ones() % 2 == 1 {
+            bits ^ 1
+        } else {
+            bits
+        };
+        for k in 0..8 {
+            assert_eq!(
+                v[k] < 0.0,
+                mask & (1 << k) != 0,
+                "bits {bits:#010b}, coordinate {k}"
+            );
+            assert!((f64::from(v[k]).abs() - 8f64.sqrt().recip()).abs() < 1e-7);
+        }
+        assert!(root.code() >= 112);
+        // Bit patterns that differ only in bit 0 give the same root.
+        assert_eq!(E8Root::from_bits_even_parity(bits ^ 1), root);
+    }
+}
+
+/// Compares the closed form with brute force on `count` random unit
+/// vectors (uniform on the sphere); returns the number of near-ties that
+/// were resolved differently.
+fn compare_on_random_vectors(seed: u64, count: usize) -> usize {
+    let mut rng = SplitMix64(seed);
+    let mut ties = 0;
+    for _ in 0..count {
+        let v = Gf8::normalize(rng.gaussian8()).unwrap();
+        if check_against_brute_force(v) {
+            ties += 1;
+        }
+    }
+    ties
+}
+
+#[test]
+fn nearest_root_matches_brute_force_on_random_vectors() {
+    // Random vectors almost never sit on a tie.
+    let ties = compare_on_random_vectors(0x05EE_D0E8, 50_000);
+    assert!(ties < 5, "{ties} near-ties out of 50000");
+}
+
+/// One million brute-force searches (240 dot products each). hydron-core
+/// is built with `opt-level = 2` even in dev/test profiles (see the root
+/// `Cargo.toml`), which keeps this to about a second.
+#[test]
+fn nearest_root_matches_brute_force_on_a_million_random_vectors() {
+    let ties = compare_on_random_vectors(0x00E8_0001, 1_000_000);
+    assert!(ties < 20, "{ties} near-ties out of 1000000");
+}
+
+#[test]
+fn nearest_root_on_adversarial_inputs() {
+    let mut inputs: Vec<Gf8> = Vec::new();
+    let mut rng = SplitMix64(99);
+    // The roots themselves, and with small noise: the answer is the root.
+    for root in E8Root::all() {
+        let r = root.to_gf8();
+        assert_eq!(r.nearest_root(), root);
+        assert_eq!(E8Root::nearest_brute_force(r), root);
+        assert_eq!((-r).nearest_root().to_gf8(), -r);
+        for _ in 0..20 {
+            let noise = rng.gaussian8();
+            let noisy = Gf8::normalize(core::array::from_fn(|k| r[k] + 1e-3 * noise[k])).unwrap();
+            assert_eq!(noisy.nearest_root(), root);
+            inputs.push(noisy);
+        }
+    }
+    // Exact ties: midpoints of neighbouring roots, and centres of root
+    // triangles, which are equally close to two or three roots.
+    for a in E8Root::all() {
+        for b in E8Root::all() {
+            let (ra, rb) = (a.to_gf8(), b.to_gf8());
+            if (ra.dot(rb) - 0.5).abs() < 1e-6 {
+                inputs.push(ra + rb);
+            }
+        }
+    }
+    // Zeros and negative zeros, sparse vectors, one-hot vectors, diagonals.
+    for mask in 0..=255u32 {
+        let signs: [f32; 8] =
+            core::array::from_fn(|k| if mask & (1 << k) != 0 { -1.0 } else { 1.0 });
+        let zeros: [f32; 8] =
+            core::array::from_fn(|k| if mask & (1 << k) != 0 { -0.0 } else { 0.0 });
+        inputs.push(Gf8::try_new(zeros).unwrap());
+        inputs.push(Gf8::normalize(signs).unwrap());
+        for k in 0..8 {
+            let mut one_hot = zeros;
+            one_hot[k] = signs[k];
+            inputs.push(Gf8::try_new(one_hot).unwrap());
+            // Seven equal coordinates and a zero (or negative zero).
+            let mut seven = signs;
+            seven[k] = zeros[k];
+            inputs.push(Gf8::normalize(seven).unwrap());
+            // Two equal largest coordinates and equal smaller ones.
+            let mut two = signs.map(|s| 0.25 * s);
+            two[k] = signs[k];
+            two[(k + 3) % 8] = signs[(k + 3) % 8];
+            inputs.push(Gf8::normalize(two).unwrap());
+        }
+        // A tie between the two kinds: (3, 3, 1, 1, 1, 1, 1, 1) has cosine
+        // 6/√2 with (1, 1, 0, …)/√2 and (6 + 6)/√8 = 6/√2 with (1, …, 1)/√8
+        // (up to its norm), with these signs (when their count is even).
+        let mut tie = signs.map(|s| s / 3.0);
+        tie[0] = signs[0];
+        tie[1] = signs[1];
+        inputs.push(Gf8::normalize(tie).unwrap());
+    }
+    let mut ties = 0;
+    for &v in &inputs {
+        if check_against_brute_force(v) {
+            ties += 1;
+        }
+    }
+    assert!(inputs.len() > 10_000);
+    // Many of these are exact ties; the two methods may break them
+    // differently, but never pick a worse root.
+    println!(
+        "{} adversarial inputs, {ties} resolved differently",
+        inputs.len()
+    );
+}
+
+#[test]
+fn zero_vector_has_code_zero() {
+    assert_eq!(Gf8::ZERO.nearest_root().code(), 0);
+    assert_eq!(E8Root::nearest_brute_force(Gf8::ZERO).code(), 0);
+    // With negative zeros every root is equally (un)related; the sign bits
+    // pick the signs of the first pair, as in the SIMD kernels.
+    let negative_zero = Gf8::try_new([-0.0; 8]).unwrap();
+    assert_eq!(negative_zero, Gf8::ZERO);
+    assert_eq!(negative_zero.nearest_root().code(), 3);
+}
+
+proptest! {
+    #[test]
+    fn nearest_root_is_optimal(x in proptest::array::uniform8(-1.0f32..1.0)) {
+        let v = Gf8::normalize(x).unwrap();
+        check_against_brute_force(v);
+        // Optimal among all roots, directly.
+        let best = E8Root::all().map(|r| cosine(r, v)).fold(f64::NEG_INFINITY, f64::max);
+        prop_assert!(cosine(v.nearest_root(), v) > best - TIE);
+    }
+
+    #[test]
+    fn nearest_root_ignores_scale(x in proptest::array::uniform8(-1.0f32..1.0), scale in 1e-30f32..1e30) {
+        let v = Gf8::normalize(x).unwrap();
+        let w = Gf8::normalize(x.map(|c| c * scale)).unwrap();
+        let (rv, rw) = (v.nearest_root(), w.nearest_root());
+        if rv != rw {
+            prop_assert!((cosine(rv, v) - cosine(rw, v)).abs() < TIE);
+        }
+    }
+}

@@ -1,0 +1,168 @@
+"""The exceptions hydron raises.
+
+Every error is a :class:`HydronError` (itself a :class:`ValueError`), and its
+message says what is wrong and where: the vector and coordinate, the byte
+offset, the chunk, the line. Bad input never escapes as a bare
+``struct.error``, ``IndexError`` or ``UnicodeDecodeError``.
+
+``HydronError``
+    ``FormatError``: not this kind of data, or malformed framing (wrong magic
+    or header bytes, wrong type id, a bad varint, a length that does not fit,
+    trailing bytes, bad JSON).
+
+        ``UnsupportedVersionError``: a hydron file of a version this reader
+        does not know.
+
+    ``TruncatedError``: the input ends early (a file cut short, a message
+    whose length prefix claims more bytes than there are).
+
+    ``CorruptError``: a checksum or framing check of a file failed; names the
+    section (header, chunk *k*, trailer).
+
+    ``InvalidVectorError``: a vector the policy rejects (NaN, infinity, not of
+    unit norm), or an E8 code out of range; names the vector index and the
+    coordinate or norm.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "HydronError",
+    "FormatError",
+    "UnsupportedVersionError",
+    "TruncatedError",
+    "CorruptError",
+    "InvalidVectorError",
+    "Section",
+]
+
+
+class HydronError(ValueError):
+    """Base class of every hydron error."""
+
+
+class FormatError(HydronError):
+    """The data is not of the expected kind, or its framing is malformed.
+
+    ``offset`` is the byte offset of the problem when known; ``line`` and
+    ``column`` (1-based) are set for JSON text.
+    """
+
+    def __init__(self, message: str, *, offset: int | None = None,
+                 line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.offset = offset
+        self.line = line
+        self.column = column
+
+
+class UnsupportedVersionError(FormatError):
+    """A hydron file of a container version this reader cannot read."""
+
+    def __init__(self, found: int, supported: int):
+        super().__init__(
+            f"unsupported hydron file version {found} (this reader reads version {supported})")
+        self.found = found
+        self.supported = supported
+
+
+class Section:
+    """A part of a container: ``Section.HEADER``, ``Section.TRAILER`` or
+    ``Section.chunk(k)``. ``str()`` gives ``"the header"``, ``"chunk 3"``,
+    ``"the trailer"``."""
+
+    HEADER: "Section"
+    TRAILER: "Section"
+
+    __slots__ = ("kind", "index")
+
+    def __init__(self, kind: str, index: int | None = None):
+        self.kind = kind
+        self.index = index
+
+    @classmethod
+    def chunk(cls, index: int) -> "Section":
+        """The chunk with this 0-based index."""
+        return cls("chunk", index)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Section) and (self.kind, self.index) == (other.kind, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.index))
+
+    def __str__(self) -> str:
+        return f"chunk {self.index}" if self.kind == "chunk" else f"the {self.kind}"
+
+    def __repr__(self) -> str:
+        return f"Section.chunk({self.index})" if self.kind == "chunk" else f"Section.{self.kind.upper()}"
+
+
+Section.HEADER = Section("header")
+Section.TRAILER = Section("trailer")
+
+
+class TruncatedError(HydronError):
+    """The input ends before the data does.
+
+    ``offset`` is where the input ends (or where the incomplete part starts,
+    for a message); ``section`` is the container part that is missing or
+    incomplete (``None`` for a single fory message).
+    """
+
+    def __init__(self, message: str, *, offset: int, section: Section | None = None):
+        super().__init__(message)
+        self.offset = offset
+        self.section = section
+
+    @property
+    def chunk(self) -> int | None:
+        """The index of the incomplete chunk, if a chunk is named."""
+        return self.section.index if self.section is not None else None
+
+
+class CorruptError(HydronError):
+    """A checksum or framing check failed: the data was altered.
+
+    ``section`` names the damaged part, ``offset`` the byte offset where that
+    part starts (or where the check failed), ``detail`` which check failed.
+    """
+
+    def __init__(self, section: Section, offset: int, detail: str):
+        super().__init__(f"corrupt {section} at byte offset {offset}: {detail}")
+        self.section = section
+        self.offset = offset
+        self.detail = detail
+
+    @property
+    def chunk(self) -> int | None:
+        """The index of the damaged chunk, or ``None`` for the header or
+        trailer."""
+        return self.section.index
+
+
+class InvalidVectorError(HydronError):
+    """A vector (or E8 code) that the policy rejects.
+
+    ``index`` is the vector's index in the batch or file; ``coordinate`` is
+    set for a NaN or infinite coordinate, ``norm`` for a finite vector that is
+    not of unit norm, ``code`` for an E8 code out of range, ``line`` for a
+    vector read from a line of text.
+    """
+
+    def __init__(self, index: int, reason: str, *, coordinate: int | None = None,
+                 norm: float | None = None, code: int | None = None,
+                 line: int | None = None):
+        where = f"line {line} (vector {index})" if line is not None else f"vector {index}"
+        super().__init__(f"{where}: {reason}")
+        self.index = index
+        self.reason = reason
+        self.coordinate = coordinate
+        self.norm = norm
+        self.code = code
+        self.line = line
+
+    def at(self, index: int, line: int | None = None) -> "InvalidVectorError":
+        """The same error for the vector at ``index`` (and ``line``)."""
+        return InvalidVectorError(index, self.reason, coordinate=self.coordinate,
+                                  norm=self.norm, code=self.code, line=line)
