@@ -41,7 +41,11 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     for n in [0, 1, 7, 1000] {
         let name = format!("batch_{n}");
-        write(&dir, &format!("{name}.bin"), &fory::encode_batch(&vectors[..n]))?;
+        write(
+            &dir,
+            &format!("{name}.bin"),
+            &fory::encode_batch(&vectors[..n]),
+        )?;
         write_f32(&dir, &name, &vectors[..n])?;
         writeln!(manifest, "batch {name}")?;
     }
@@ -152,7 +156,7 @@ fn sample_vectors(count: usize, seed: u64) -> Vec<Gf8> {
         let shape = rng.next_u64() % 4;
         for x in &mut c {
             match shape {
-                1 if rng.next_u64() % 3 == 0 => *x = 0.0,
+                1 if rng.next_u64().is_multiple_of(3) => *x = 0.0,
                 2 => *x *= 1e-3_f32.powi((rng.next_u64() % 4) as i32),
                 _ => {}
             }

@@ -42,7 +42,10 @@ fn main() -> Result<(), Box<dyn Error>> {
 }
 
 fn run(count: usize, dir: &Path) -> Result<(), Box<dyn Error>> {
-    println!("hydron pipeline: {count} vectors, batch backend: {}", batch::backend());
+    println!(
+        "hydron pipeline: {count} vectors, batch backend: {}",
+        batch::backend()
+    );
     let payload_mb = (count * 32) as f64 / 1e6;
 
     // 1. Generate: clustered directions, like embeddings of a few topics.
@@ -76,12 +79,16 @@ fn run(count: usize, dir: &Path) -> Result<(), Box<dyn Error>> {
     );
 
     // 3. Save and load in both formats, validated, and check bit equality.
-    for (format, name) in [(Format::Fory, "vectors.hyd"), (Format::JsonLines, "vectors.jsonl")] {
+    for (format, name) in [
+        (Format::Fory, "vectors.hyd"),
+        (Format::JsonLines, "vectors.jsonl"),
+    ] {
         let path = dir.join(name);
         let ((), save_took) = timed_result(|| file::save(&path, &vectors, format))?;
         let bytes = std::fs::metadata(&path)?.len();
         let (loaded, load_took) = timed_result(|| file::load(&path, Policy::Strict))?;
-        let identical = bytemuck::cast_slice::<Gf8, u8>(&loaded) == bytemuck::cast_slice::<Gf8, u8>(&vectors);
+        let identical =
+            bytemuck::cast_slice::<Gf8, u8>(&loaded) == bytemuck::cast_slice::<Gf8, u8>(&vectors);
         if !identical {
             return Err(format!("{format}: the loaded vectors differ from the saved ones").into());
         }
@@ -119,10 +126,13 @@ fn clustered_vectors(count: usize, clusters: usize, spread: f32, seed: u64) -> V
 
 /// Mean and maximum angle (radians) between each vector and its root.
 fn quantization_error(vectors: &[Gf8], codes: &[E8Root]) -> (f64, f64) {
-    let (sum, max) = vectors.iter().zip(codes).fold((0.0f64, 0.0f64), |(sum, max), (v, code)| {
-        let angle = f64::from(v.geodesic_distance(code.to_gf8()));
-        (sum + angle, max.max(angle))
-    });
+    let (sum, max) = vectors
+        .iter()
+        .zip(codes)
+        .fold((0.0f64, 0.0f64), |(sum, max), (v, code)| {
+            let angle = f64::from(v.geodesic_distance(code.to_gf8()));
+            (sum + angle, max.max(angle))
+        });
     (sum / vectors.len().max(1) as f64, max)
 }
 
@@ -164,7 +174,10 @@ fn ms(d: Duration) -> String {
 }
 
 fn per_vector(d: Duration, count: usize) -> String {
-    format!("{:.2} ns/vector", d.as_secs_f64() * 1e9 / count.max(1) as f64)
+    format!(
+        "{:.2} ns/vector",
+        d.as_secs_f64() * 1e9 / count.max(1) as f64
+    )
 }
 
 fn size(bytes: u64) -> String {

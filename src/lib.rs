@@ -5,3 +5,8 @@
 pub use hydron_codec as codec;
 pub use hydron_core as core;
 pub use hydron_core::*;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

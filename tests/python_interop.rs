@@ -50,7 +50,9 @@ fn expected_bits(dir: &Path, name: &str) -> Vec<[u32; 8]> {
     assert_eq!(bytes.len() % 32, 0, "{name}.f32: not whole vectors");
     bytes
         .chunks_exact(32)
-        .map(|v| std::array::from_fn(|i| u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap())))
+        .map(|v| {
+            std::array::from_fn(|i| u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap()))
+        })
         .collect()
 }
 
@@ -114,15 +116,15 @@ fn rust_decodes_what_python_wrote() {
             }
             "codes" => {
                 let bytes = read(&dir, &format!("{name}.bin"));
-                let roots = fory::decode_codes(&bytes).unwrap_or_else(|e| panic!("{name}.bin: {e}"));
+                let roots =
+                    fory::decode_codes(&bytes).unwrap_or_else(|e| panic!("{name}.bin: {e}"));
                 let codes: Vec<u8> = roots.iter().map(|r| r.code()).collect();
                 assert_eq!(codes, read(&dir, &format!("{name}.u8")), "{name}.bin");
                 assert_eq!(fory::encode_codes(&roots), bytes, "{name}.bin re-encoded");
             }
             "file" => {
                 let path = dir.join(format!("{name}.hyd"));
-                let decoded = file::load(&path, Policy::Strict)
-                    .unwrap_or_else(|e| panic!("{}", e));
+                let decoded = file::load(&path, Policy::Strict).unwrap_or_else(|e| panic!("{}", e));
                 assert_eq!(bits(&decoded), expected_bits(&dir, &name), "{name}.hyd");
                 // Rust writes the same bytes for the same vectors and chunk size.
                 let bytes = read(&dir, &format!("{name}.hyd"));
@@ -133,7 +135,10 @@ fn rust_decodes_what_python_wrote() {
                 };
                 let options = FileOptions::new().chunk_vectors(chunk_vectors(&bytes));
                 let again = file::to_vec(&decoded, format, options).unwrap();
-                assert!(again == bytes, "{name}.hyd: Rust re-encodes it to other bytes");
+                assert!(
+                    again == bytes,
+                    "{name}.hyd: Rust re-encodes it to other bytes"
+                );
             }
             "corrupt" => {
                 // Damaged files Python wrote: Rust must reject them too.
@@ -153,7 +158,8 @@ fn rust_decodes_what_python_wrote() {
                     Err(CodecError::InFile { error, .. })
                         if matches!(
                             *error,
-                            CodecError::InvalidVector { .. } | CodecError::InvalidVectorOnLine { .. }
+                            CodecError::InvalidVector { .. }
+                                | CodecError::InvalidVectorOnLine { .. }
                         ) => {}
                     other => panic!("{name}.hyd: expected an invalid vector, got {other:?}"),
                 }
@@ -168,5 +174,8 @@ fn rust_decodes_what_python_wrote() {
             "MANIFEST.txt has no {kind} entry"
         );
     }
-    println!("checked {} Python-written entries: {checked:?}", checked.len());
+    println!(
+        "checked {} Python-written entries: {checked:?}",
+        checked.len()
+    );
 }

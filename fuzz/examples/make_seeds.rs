@@ -59,7 +59,7 @@ fn main() {
     write(&d, "gf8_nan", &hfory::encode_gf8(nan));
     let native = hfory::native_fory().expect("a native fory");
     let bytes = native
-        .serialize(&Gf8Batch::new(&sample(3)))
+        .serialize(&Gf8Batch(sample(3)))
         .expect("fory serializes a batch");
     write(&d, "batch_native_3", &bytes);
     let bytes = native
@@ -69,11 +69,11 @@ fn main() {
     let mut consistent = fory::Fory::builder().xlang(true).compatible(false).build();
     hfory::register(&mut consistent).expect("register hydron's types");
     let bytes = consistent
-        .serialize(&Gf8Batch::new(&sample(3)))
+        .serialize(&Gf8Batch(sample(3)))
         .expect("fory serializes a batch");
     write(&d, "batch_schema_consistent_3", &bytes);
     let bytes = consistent
-        .serialize(&hfory::E8Codes::new(&roots[100..110]))
+        .serialize(&hfory::E8Codes(roots[100..110].to_vec()))
         .expect("fory serializes codes");
     write(&d, "codes_schema_consistent_10", &bytes);
 

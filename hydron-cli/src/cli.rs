@@ -17,6 +17,7 @@ Exit status:
   4   wrong format: not a hydron file, unsupported version, another fory type
   5   corrupt: truncated, checksum mismatch, broken framing, malformed JSON
   70  internal error (a bug in hydron; please report it)
+  130 interrupted (Ctrl-C or SIGTERM)
 
 Errors are one line on standard error: `hydron: error: FILE: what and where`.
 Outputs are written to a temporary file and renamed into place at the end, so
@@ -139,7 +140,7 @@ mod tests {
     #[test]
     fn help_lists_every_exit_code() {
         let help = Cli::command().render_long_help().to_string();
-        for code in ["0 ", "1 ", "2 ", "3 ", "4 ", "5 ", "70 "] {
+        for code in ["0 ", "1 ", "2 ", "3 ", "4 ", "5 ", "70 ", "130 "] {
             assert!(help.contains(&format!("\n  {code}")), "{code}");
         }
     }

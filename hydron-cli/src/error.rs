@@ -30,6 +30,8 @@ pub enum Class {
     /// The file is damaged: truncated, a checksum mismatch, broken framing,
     /// malformed JSON.
     Corrupt,
+    /// Stopped by Ctrl-C (SIGINT) or SIGTERM.
+    Interrupted,
     /// A bug in hydron (a panic was caught).
     Internal,
 }
@@ -46,6 +48,7 @@ impl Class {
             Class::Format => 4,
             Class::Corrupt => 5,
             Class::Internal => 70,
+            Class::Interrupted => 130,
         }
     }
 
@@ -60,6 +63,7 @@ impl Class {
             Class::Format => "format",
             Class::Corrupt => "corrupt",
             Class::Internal => "internal",
+            Class::Interrupted => "interrupted",
         }
     }
 
@@ -263,6 +267,7 @@ mod tests {
             Class::Format,
             Class::Corrupt,
             Class::Internal,
+            Class::Interrupted,
         ];
         for (i, a) in all.iter().enumerate() {
             for b in &all[i + 1..] {

@@ -8,6 +8,7 @@ mod cli;
 mod cmd;
 mod error;
 mod input;
+mod interrupt;
 mod output;
 mod progress;
 mod stats;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
         );
     }));
     let cli = cli::Cli::parse();
+    interrupt::install();
     // Unwinding runs destructors, so temporary output files are removed.
     match panic::catch_unwind(AssertUnwindSafe(|| cmd::run(cli))) {
         Ok(Ok(())) => ExitCode::SUCCESS,

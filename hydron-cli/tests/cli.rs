@@ -97,6 +97,7 @@ fn help_documents_every_exit_code() {
         "  4   wrong format",
         "  5   corrupt",
         "  70  internal error",
+        "  130 interrupted",
     ] {
         assert!(help.contains(line), "{line:?} missing from --help");
     }
@@ -877,5 +878,45 @@ fn garbage_never_panics() {
                 "{cmd} on {bytes:?}: exit {code:?}"
             );
         }
+    }
+}
+
+#[test]
+fn an_interrupted_command_exits_130_and_leaves_nothing() {
+    let dir = TempDir::new().unwrap();
+    for (format, signal) in [("fory", "-INT"), ("json", "-TERM")] {
+        let out = dir.path().join(format!("big.{format}"));
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_hydron"))
+            .args(["gen", "1000000000"])
+            .arg(&out)
+            .args(["--format", format])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait until the temporary file exists, then signal.
+        let started = std::time::Instant::now();
+        while listing(dir.path()).is_empty() {
+            assert!(
+                started.elapsed().as_secs() < 30,
+                "no temporary file appeared"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let killed = std::process::Command::new("kill")
+            .arg(signal)
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(130), "{format}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(
+            stderr,
+            "hydron: error: interrupted; no output was written\n"
+        );
+        assert!(listing(dir.path()).is_empty(), "{:?}", listing(dir.path()));
     }
 }

@@ -2,16 +2,20 @@
 //! feature.
 //!
 //! Each kernel has an `_into` form that writes into a slice the caller
-//! provides, and an allocating form. The `_into` forms **panic** when the
-//! output slice does not have the input's length (a bug in the caller, as
-//! with [`slice::copy_from_slice`]); nothing else panics, whatever the
-//! input. Fallible kernels stop at the first bad vector and return a
-//! [`BatchError`] with its index and exactly the error the per-vector method
-//! gives; the output past the vectors already done is then unspecified.
+//! provides, and an allocating form (the copy of raw bytes,
+//! [`copy_validated_into`], has a form that writes into uninitialized
+//! memory instead, [`copy_validated_uninit`]). The `_into` forms **panic**
+//! when the output slice does not have the input's length (a bug in the
+//! caller, as with [`slice::copy_from_slice`]); nothing else panics,
+//! whatever the input. Fallible kernels stop at the first bad vector and
+//! return a [`BatchError`] with its index and exactly the error the
+//! per-vector method gives; the output past the vectors already done is
+//! then unspecified.
 //!
 //! | kernel | per-vector method | result vs. scalar |
 //! |---|---|---|
 //! | [`validate`] | [`Gf8::check`] | identical (accepts, first bad index, error) |
+//! | [`copy_validated_into`], [`copy_validated_uninit`] | copy, then [`Gf8::check`] | identical to copying, then [`validate`] |
 //! | [`normalize_into`], [`normalize`] | [`Gf8::normalize`] | bit-identical |
 //! | [`dot_into`], [`dot_many`] | [`Gf8::dot`] | bit-identical |
 //! | [`nearest_roots_into`], [`nearest_roots`] | [`Gf8::nearest_root`] | identical codes, ties included |
@@ -45,11 +49,12 @@
 //! ```
 
 use core::fmt;
+use core::mem::MaybeUninit;
 
 use crate::{BatchError, E8Point, E8Root, Gf8};
 
 pub use crate::simd::scalar;
-use crate::simd::scalar::assert_same_len;
+use crate::simd::scalar::{as_slots, assert_bytes_len, assert_same_len, assume_written};
 
 /// A set of kernels: scalar, portable SIMD, or AVX2 + FMA.
 ///
@@ -186,6 +191,84 @@ impl Backend {
             Kernels::Portable => crate::simd::portable::validate(arrays),
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
             Kernels::Avx2Fma(token) => token.validate(arrays),
+        }
+    }
+
+    /// [`copy_validated_into`] on this backend.
+    ///
+    /// # Panics
+    ///
+    /// If `bytes.len() != 32 * out.len()`.
+    ///
+    /// ```
+    /// use hydron_core::batch::Backend;
+    ///
+    /// let bytes: Vec<u8> = [0.6f32, 0.8, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    ///     .repeat(10)
+    ///     .iter()
+    ///     .flat_map(|x| x.to_le_bytes())
+    ///     .collect();
+    /// let mut out = [[0.0; 8]; 10];
+    /// for backend in Backend::ALL {
+    ///     backend.copy_validated_into(&bytes, &mut out)?;
+    ///     assert_eq!(out[9], [0.6, 0.8, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    /// }
+    /// # Ok::<(), hydron_core::BatchError>(())
+    /// ```
+    #[track_caller]
+    pub fn copy_validated_into(self, bytes: &[u8], out: &mut [[f32; 8]]) -> Result<(), BatchError> {
+        assert_bytes_len(bytes.len(), out.len());
+        // SAFETY: the kernels only store `Gf8` values into the slots.
+        self.copy_validated(bytes, unsafe { as_slots(out) })
+    }
+
+    /// [`copy_validated_uninit`] on this backend.
+    ///
+    /// # Panics
+    ///
+    /// If `bytes.len() != 32 * out.len()`.
+    ///
+    /// ```
+    /// use hydron_core::batch::Backend;
+    /// use hydron_core::Gf8;
+    ///
+    /// let bytes = [0u8; 64]; // two zero vectors
+    /// let mut out: Vec<Gf8> = Vec::with_capacity(2);
+    /// for backend in Backend::ALL {
+    ///     let vs = backend.copy_validated_uninit(&bytes, &mut out.spare_capacity_mut()[..2])?;
+    ///     assert_eq!(vs, [Gf8::ZERO; 2]);
+    /// }
+    /// # Ok::<(), hydron_core::BatchError>(())
+    /// ```
+    #[track_caller]
+    pub fn copy_validated_uninit<'a>(
+        self,
+        bytes: &[u8],
+        out: &'a mut [MaybeUninit<Gf8>],
+    ) -> Result<&'a mut [Gf8], BatchError> {
+        assert_bytes_len(bytes.len(), out.len());
+        self.copy_validated(bytes, out)?;
+        // SAFETY: every kernel writes every slot before it returns `Ok`.
+        Ok(unsafe { assume_written(out) })
+    }
+
+    /// The `copy_validated` kernel of this backend; `bytes` has 32 bytes per
+    /// slot of `out`. On success every slot has been written; on error every
+    /// slot up to and including the bad vector's.
+    #[inline]
+    fn copy_validated(self, bytes: &[u8], out: &mut [MaybeUninit<Gf8>]) -> Result<(), BatchError> {
+        match self.kernels() {
+            Kernels::Scalar => scalar::copy_validated_from(bytes, out, 0),
+            // The SIMD kernels read the bytes in the CPU's order, so on a
+            // big-endian target only the scalar kernel (which swaps) runs.
+            #[cfg(feature = "simd")]
+            Kernels::Portable if cfg!(target_endian = "little") => {
+                crate::simd::portable::copy_validated(bytes, out)
+            }
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Kernels::Avx2Fma(token) => token.copy_validated(bytes, out),
+            #[allow(unreachable_patterns)]
+            _ => scalar::copy_validated_from(bytes, out, 0),
         }
     }
 
@@ -364,6 +447,81 @@ pub fn backends() -> impl Iterator<Item = Backend> + Clone {
 /// ```
 pub fn validate(arrays: &[[f32; 8]]) -> Result<(), BatchError> {
     backend().validate(arrays)
+}
+
+/// Copies vectors stored as little-endian `f32` bytes into `out`, checking
+/// each as [`Gf8::check`]: the hot path of every validated binary decoder.
+///
+/// `bytes` may have any alignment (it is usually a slice of a message).
+/// The result is exactly that of copying and then calling [`validate`]: the
+/// same accepts, the same first bad index and error. But each vector is
+/// read from memory once and checked from the registers it was loaded into,
+/// so validation costs little more than the copy. On error the vectors
+/// before the bad one have been copied; the rest of `out` is unspecified.
+///
+/// # Panics
+///
+/// If `bytes.len() != 32 * out.len()`.
+///
+/// ```
+/// use hydron_core::{batch, Gf8Error};
+///
+/// let mut bytes: Vec<u8> = [0.5f32, -0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0]
+///     .repeat(100)
+///     .iter()
+///     .flat_map(|x| x.to_le_bytes())
+///     .collect();
+/// let mut out = vec![[0.0; 8]; 100];
+/// batch::copy_validated_into(&bytes, &mut out)?;
+/// assert_eq!(out[99], [0.5, -0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0]);
+///
+/// bytes[32 * 70 + 4 * 6..][..4].copy_from_slice(&f32::INFINITY.to_le_bytes());
+/// let err = batch::copy_validated_into(&bytes, &mut out).unwrap_err();
+/// assert_eq!(err.index, 70);
+/// assert!(matches!(err.error, Gf8Error::Infinite { coordinate: 6, .. }));
+/// # Ok::<(), hydron_core::BatchError>(())
+/// ```
+#[track_caller]
+pub fn copy_validated_into(bytes: &[u8], out: &mut [[f32; 8]]) -> Result<(), BatchError> {
+    backend().copy_validated_into(bytes, out)
+}
+
+/// [`copy_validated_into`] into uninitialized memory, such as a vector's
+/// spare capacity: on success every slot of `out` holds a checked vector,
+/// returned as a `Gf8` slice over `out`.
+///
+/// On error, every slot before the bad vector (index `error.index`) has
+/// been written with a valid vector, so a caller may keep those; the other
+/// slots must be treated as uninitialized.
+///
+/// # Panics
+///
+/// If `bytes.len() != 32 * out.len()`.
+///
+/// ```
+/// use hydron_core::{batch, Gf8};
+///
+/// let bytes: Vec<u8> = [0.0f32, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+///     .repeat(1000)
+///     .iter()
+///     .flat_map(|x| x.to_le_bytes())
+///     .collect();
+/// let n = bytes.len() / 32;
+/// let mut vectors: Vec<Gf8> = Vec::with_capacity(n);
+/// let written = batch::copy_validated_uninit(&bytes, &mut vectors.spare_capacity_mut()[..n])?;
+/// assert_eq!(written.len(), n);
+/// // SAFETY: `copy_validated_uninit` returned `Ok`, so the first `n` slots
+/// // of the spare capacity hold checked vectors.
+/// unsafe { vectors.set_len(n) };
+/// assert_eq!(vectors[999][1], 1.0);
+/// # Ok::<(), hydron_core::BatchError>(())
+/// ```
+#[track_caller]
+pub fn copy_validated_uninit<'a>(
+    bytes: &[u8],
+    out: &'a mut [MaybeUninit<Gf8>],
+) -> Result<&'a mut [Gf8], BatchError> {
+    backend().copy_validated_uninit(bytes, out)
 }
 
 /// Normalizes every vector as [`Gf8::normalize`], into `out`; the results

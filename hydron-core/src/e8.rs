@@ -307,8 +307,7 @@ pub(crate) fn nearest_root_code(x: &[f32; 8]) -> u8 {
             select(above_second, (a, k), (second_value, second)),
         );
         (first_value, first) = select(above_first, (a, k), (first_value, first));
-        (smallest_value, smallest) =
-            select(a < smallest_value, (a, k), (smallest_value, smallest));
+        (smallest_value, smallest) = select(a < smallest_value, (a, k), (smallest_value, smallest));
     }
 
     let integer_score = (first_value + second_value) * INV_SQRT_2;

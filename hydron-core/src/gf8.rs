@@ -607,7 +607,10 @@ mod tests {
     fn try_new_rejects_tiny_nonzero_and_huge() {
         let tiny = [1e-30, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
         let err = Gf8::try_new(tiny).unwrap_err();
-        assert!(err.to_string().starts_with("norm is 1.000000e-30,"), "{err}");
+        assert!(
+            err.to_string().starts_with("norm is 1.000000e-30,"),
+            "{err}"
+        );
         let huge = [3e38, 3e38, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
         match Gf8::try_new(huge) {
             Err(e @ Gf8Error::NotUnitNorm { norm, .. }) => {

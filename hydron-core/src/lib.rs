@@ -29,10 +29,10 @@ mod simd;
 
 #[cfg(feature = "approx")]
 mod impl_approx;
-#[cfg(feature = "serde")]
-mod impl_serde;
 #[cfg(feature = "fory")]
 mod impl_fory;
+#[cfg(feature = "serde")]
+mod impl_serde;
 
 pub use e8::{E8Root, E8_ROOTS, E8_ROOT_COUNT};
 pub use error::{BatchError, Gf8Error};

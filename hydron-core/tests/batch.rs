@@ -116,6 +116,7 @@ fn compare_all(arrays: &[[f32; 8]]) {
             "dot on {backend}"
         );
     }
+    compare_copy_validated(arrays);
 }
 
 #[test]
@@ -579,5 +580,242 @@ proptest! {
         for (v, r) in vectors.iter().zip(&roots) {
             assert_nearest(*v, *r);
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// copy_validated_into / copy_validated_uninit: the fused copy-and-check
+// kernel of the binary decoders, against copying and then validating.
+
+/// `arrays` as little-endian `f32` bytes, after `offset` filler bytes (so
+/// that the kernels read from every alignment).
+fn le_bytes_after(offset: usize, arrays: &[[f32; 8]]) -> Vec<u8> {
+    let mut buf = vec![0xA5; offset];
+    for x in arrays.as_flattened() {
+        buf.extend_from_slice(&x.to_le_bytes());
+    }
+    buf
+}
+
+fn array_bits(arrays: &[[f32; 8]]) -> Vec<[u32; 8]> {
+    arrays.iter().map(|a| a.map(f32::to_bits)).collect()
+}
+
+/// Both forms of the fused kernel on every backend, and the dispatched
+/// functions, at source offsets 0..4, against copying and then
+/// `batch::scalar::validate`: the same result (index and error), and the
+/// vectors before the first bad one copied bit for bit (all of them on
+/// success).
+fn compare_copy_validated(arrays: &[[f32; 8]]) {
+    let n = arrays.len();
+    let expected = batch::scalar::validate(arrays);
+    let copied = expected.map_or_else(|e| e.index, |()| n);
+    let expected_bits = array_bits(&arrays[..copied]);
+    let sentinel = [7.0f32; 8];
+    for offset in 0..4 {
+        let buf = le_bytes_after(offset, arrays);
+        let bytes = &buf[offset..];
+        for backend in backends() {
+            let mut out = vec![sentinel; n];
+            let result = backend.copy_validated_into(bytes, &mut out);
+            assert_eq!(result, expected, "{backend}, offset {offset}, {n} vectors");
+            assert_eq!(array_bits(&out[..copied]), expected_bits, "{backend}");
+
+            // Spare capacity that holds a sentinel, so that a slot the
+            // kernel failed to write would show.
+            let mut vectors = vec![Gf8::new_unchecked(sentinel); n];
+            vectors.clear();
+            let result = backend
+                .copy_validated_uninit(bytes, &mut vectors.spare_capacity_mut()[..n])
+                .map(|written| bits(written));
+            match (&result, expected) {
+                (Ok(written), Ok(())) => assert_eq!(*written, expected_bits, "{backend}"),
+                (Err(e), Err(x)) => assert_eq!(*e, x, "{backend}, offset {offset}"),
+                _ => panic!("{backend}, offset {offset}: {result:?}, expected {expected:?}"),
+            }
+            // SAFETY: `copy_validated_uninit` wrote (at least) the `copied`
+            // slots before the first bad vector, on success and on error.
+            unsafe { vectors.set_len(copied) };
+            assert_eq!(bits(&vectors), expected_bits, "{backend}, offset {offset}");
+        }
+        let mut out = vec![sentinel; n];
+        assert_eq!(batch::copy_validated_into(bytes, &mut out), expected);
+        assert_eq!(
+            batch::scalar::copy_validated_into(bytes, &mut out),
+            expected
+        );
+        assert_eq!(array_bits(&out[..copied]), expected_bits);
+    }
+}
+
+#[test]
+fn copy_validated_reports_exactly_the_first_bad_vector() {
+    let mut rng = Rng(41);
+    let base: Vec<[f32; 8]> = (0..40).map(|_| rng.unit().to_array()).collect();
+    let bad: [[f32; 8]; 6] = [
+        [0.0, 0.0, f32::NAN, 0.0, 0.0, f32::INFINITY, 0.0, 0.0],
+        [0.0, 0.0, 0.0, f32::NEG_INFINITY, f32::NAN, 0.0, 0.0, 0.0],
+        [0.5; 8],
+        [1e-30, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [3e38, 3e38, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, 1e-45],
+    ];
+    for (k, b) in bad.iter().enumerate() {
+        for first in [0, 3, 4, 7, 8, 9, 15, 16, 23, 31, 32, 39] {
+            let mut arrays = base.clone();
+            arrays[first] = *b;
+            // A later bad vector, in the same block or the next, must not be
+            // the one reported.
+            for later in [first + 1, first + 3, first + 9] {
+                if later < arrays.len() {
+                    arrays[later] = bad[(k + 1) % bad.len()];
+                }
+            }
+            let expected = Gf8::check(b).unwrap_err();
+            let bytes = le_bytes_after(0, &arrays);
+            for backend in backends() {
+                let mut out = vec![[0.0; 8]; arrays.len()];
+                let err = backend.copy_validated_into(&bytes, &mut out).unwrap_err();
+                assert_eq!((err.index, err.error), (first, expected), "{backend}");
+                assert_eq!(out[..first], arrays[..first], "{backend}");
+            }
+            compare_copy_validated(&arrays);
+        }
+    }
+}
+
+/// Zero vectors (both signs, and mixed) are accepted, also in full blocks,
+/// where the SIMD fast test fails and the scalar check has to accept them.
+#[test]
+fn copy_validated_accepts_zero_vectors_in_every_position() {
+    let unit = [0.0, 0.0, 0.0, 0.6, 0.0, -0.8, 0.0, 0.0];
+    let mixed_zero = [0.0, -0.0, 0.0, -0.0, -0.0, 0.0, 0.0, -0.0];
+    for len in 0..=17 {
+        for zero in [[0.0f32; 8], [-0.0f32; 8], mixed_zero] {
+            compare_copy_validated(&vec![zero; len]);
+            for position in 0..len {
+                let mut arrays = vec![unit; len];
+                arrays[position] = zero;
+                let bytes = le_bytes_after(1, &arrays);
+                for backend in backends() {
+                    let mut out = vec![[1.0; 8]; len];
+                    assert_eq!(backend.copy_validated_into(&bytes[1..], &mut out), Ok(()));
+                    assert_eq!(array_bits(&out), array_bits(&arrays), "{backend}");
+                }
+            }
+        }
+    }
+}
+
+/// Squared norms one ulp either side of the band edges, each alone in a
+/// block of good vectors, at every position of the block.
+#[test]
+fn copy_validated_band_edges_every_position() {
+    let mut edges = Vec::new();
+    for sign in [1.0f32, -1.0] {
+        let edge = (1.0 + sign * 2e-5f32).sqrt();
+        let mut x = edge.next_down().next_down();
+        for _ in 0..5 {
+            edges.push([x, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+            let half = x / 2.0;
+            edges.push([half, -half, half, -half, 0.0, 0.0, 0.0, 0.0]);
+            x = x.next_up();
+        }
+    }
+    let accepted = edges.iter().filter(|a| Gf8::check(a).is_ok()).count();
+    assert!(
+        accepted > 0 && accepted < edges.len(),
+        "the edge is crossed"
+    );
+    let good = [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    for edge in &edges {
+        for position in 0..9 {
+            let mut arrays = vec![good; 9];
+            arrays[position] = *edge;
+            compare_copy_validated(&arrays);
+        }
+    }
+}
+
+/// A large batch: many full blocks, a bad vector deep inside, and the
+/// copied prefix intact.
+#[test]
+fn copy_validated_large_batch() {
+    let mut rng = Rng(42);
+    let mut arrays: Vec<[f32; 8]> = (0..10_000).map(|_| rng.unit().to_array()).collect();
+    arrays[777] = [0.0; 8];
+    compare_copy_validated(&arrays);
+    arrays[8_191][6] = f32::NAN;
+    arrays[9_000][0] = 2.0;
+    compare_copy_validated(&arrays);
+    let bytes = le_bytes_after(3, &arrays);
+    let mut out = vec![[0.0; 8]; arrays.len()];
+    let err = batch::copy_validated_into(&bytes[3..], &mut out).unwrap_err();
+    assert_eq!(
+        (err.index, err.error),
+        (8_191, Gf8Error::NotANumber { coordinate: 6 })
+    );
+}
+
+#[test]
+#[should_panic(expected = "batch output has length 2, but the input has 96 bytes")]
+fn copy_validated_into_panics_on_wrong_output_length() {
+    let _ = batch::copy_validated_into(&[0; 96], &mut [[0.0; 8]; 2]);
+}
+
+#[test]
+fn copy_validated_panics_on_every_backend_unless_the_lengths_match() {
+    for backend in Backend::ALL {
+        // 31, 33 and 64 bytes for one vector: never 32 per slot.
+        for len in [31, 33, 64] {
+            let bytes = vec![0u8; len];
+            let result = std::panic::catch_unwind(|| {
+                let _ = backend.copy_validated_into(&bytes, &mut [[0.0; 8]; 1]);
+            });
+            assert!(result.is_err(), "{backend}, {len} bytes");
+            let result = std::panic::catch_unwind(|| {
+                let mut v: Vec<Gf8> = Vec::with_capacity(1);
+                let _ = backend.copy_validated_uninit(&bytes, &mut v.spare_capacity_mut()[..1]);
+            });
+            assert!(result.is_err(), "{backend}, {len} bytes");
+        }
+        assert_eq!(backend.copy_validated_into(&[], &mut []), Ok(()));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Arbitrary bytes (the untrusted input of a decoder) at any alignment:
+    /// every backend agrees with copying and then validating, and the copy
+    /// is bit for bit, NaN payloads included.
+    #[test]
+    fn copy_validated_any_bytes_agree(
+        words in prop::collection::vec(any::<u32>(), 0..(8 * 40)),
+        offset in 0usize..32,
+    ) {
+        let n = words.len() / 8;
+        let arrays: Vec<[f32; 8]> = words[..8 * n]
+            .as_chunks::<8>()
+            .0
+            .iter()
+            .map(|w| w.map(f32::from_bits))
+            .collect();
+        let expected = batch::scalar::validate(&arrays);
+        let buf = le_bytes_after(offset, &arrays);
+        for backend in backends() {
+            let mut out = vec![[0.0; 8]; n];
+            prop_assert_eq!(backend.copy_validated_into(&buf[offset..], &mut out), expected);
+            if expected.is_ok() {
+                prop_assert_eq!(array_bits(&out), array_bits(&arrays));
+            }
+        }
+    }
+
+    #[test]
+    fn copy_validated_mostly_unit_agree(
+        arrays in prop::collection::vec(mostly_unit_array(), 0..70),
+    ) {
+        compare_copy_validated(&arrays);
     }
 }

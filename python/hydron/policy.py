@@ -59,8 +59,8 @@ class Policy(str, enum.Enum):
 def _norm_sq(v: np.ndarray) -> np.ndarray:
     """Squared norms of the rows of a (N, 8) float32 array, summed in
     hydron-core's order: ((p0+p4)+(p2+p6)) + ((p1+p5)+(p3+p7))."""
-    p = v * v
     with np.errstate(over="ignore", invalid="ignore"):
+        p = v * v
         return ((p[:, 0] + p[:, 4]) + (p[:, 2] + p[:, 6])) + ((p[:, 1] + p[:, 5]) + (p[:, 3] + p[:, 7]))
 
 

@@ -8,6 +8,7 @@ use super::{bytes, print};
 use crate::cli::ConvertArgs;
 use crate::error::CliError;
 use crate::input::Input;
+use crate::interrupt;
 use crate::output::Sink;
 use crate::progress;
 
@@ -26,6 +27,7 @@ pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
     let bar = progress::vectors(input.expected_vectors(), "convert");
     let mut buf = Vec::new();
     while let Some(chunk) = input.read_chunk(&mut buf)? {
+        interrupt::check()?;
         sink.write(&buf)?;
         bar.inc(chunk.len as u64);
     }

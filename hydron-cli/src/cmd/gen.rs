@@ -11,6 +11,7 @@ use super::{bytes, print};
 use crate::cli::GenArgs;
 use crate::error::CliError;
 use crate::input::CHUNK;
+use crate::interrupt;
 use crate::output::Sink;
 use crate::progress;
 
@@ -25,6 +26,7 @@ pub fn run(args: &GenArgs) -> Result<(), CliError> {
     let mut buf = Vec::with_capacity(CHUNK);
     let mut left = args.n;
     while left > 0 {
+        interrupt::check()?;
         let take = left.min(CHUNK as u64);
         buf.clear();
         buf.extend((0..take).map(|_| random_unit(&mut rng)));

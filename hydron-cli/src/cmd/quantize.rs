@@ -9,6 +9,7 @@ use super::{bytes, print, warn};
 use crate::cli::QuantizeArgs;
 use crate::error::CliError;
 use crate::input::Input;
+use crate::interrupt;
 use crate::output::{OutFormat, Sink};
 use crate::progress;
 
@@ -32,6 +33,7 @@ pub fn run(args: &QuantizeArgs) -> Result<(), CliError> {
     let mut zero = 0u64;
     let mut buf = Vec::new();
     while let Some(chunk) = input.read_chunk(&mut buf)? {
+        interrupt::check()?;
         let roots = batch::nearest_roots(&buf);
         for (i, (v, r)) in buf.iter().zip(&roots).enumerate() {
             if v.is_zero() {

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::error::{coordinate_of, Class, CliError, Place};
 use crate::input::{Input, Kind};
+use crate::interrupt;
 use crate::progress;
 use crate::stats::{invalid_vectors, Summary};
 
@@ -93,6 +94,10 @@ pub fn scan(path: &Path, max_problems: usize, what: &'static str) -> Scan {
     let bar = progress::vectors(input.expected_vectors(), what);
     let mut buf = Vec::new();
     loop {
+        if let Err(e) = interrupt::check() {
+            scan.error = Some(e);
+            break;
+        }
         match input.read_chunk(&mut buf) {
             Ok(None) => break,
             Ok(Some(chunk)) => {

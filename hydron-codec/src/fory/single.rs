@@ -13,6 +13,10 @@ const PREFIX: [u8; 5] = [0x01, 0xff, 0x1f, 0xe0, 0x12];
 pub(super) fn encode_array(v: Gf8) -> [u8; GF8_MESSAGE_LEN] {
     let mut out = [0u8; GF8_MESSAGE_LEN];
     out[..PREFIX.len()].copy_from_slice(&PREFIX);
+    // The coordinates' memory is already the little-endian body.
+    #[cfg(target_endian = "little")]
+    out[PREFIX.len()..].copy_from_slice(bytemuck::bytes_of(v.as_array()));
+    #[cfg(not(target_endian = "little"))]
     for (dst, x) in out[PREFIX.len()..].chunks_exact_mut(4).zip(v.as_array()) {
         dst.copy_from_slice(&x.to_le_bytes());
     }

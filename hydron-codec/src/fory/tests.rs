@@ -412,8 +412,8 @@ fn decode_batch_into_appends_or_leaves_out_unchanged() {
     assert_eq!(out[..3], before[..]);
     assert_eq!(out[3..], v[..]);
 
-    // An error in the third chunk: indexes count from the message, and
-    // `out` is back to what it was (the chunks already accepted are gone).
+    // An error deep in the batch: indexes count from the message, and
+    // `out` is back to what it was (the vectors already accepted are gone).
     let bytes = with_vector(&v, 1100, [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f32::NAN]);
     let mut out = before.clone();
     let err = decode_batch_into(&bytes, Policy::Strict, &mut out).unwrap_err();

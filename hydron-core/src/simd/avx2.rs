@@ -25,15 +25,18 @@
 //! comparisons, strict `>`/`<` included, lane by lane.
 
 use core::arch::x86_64::{
-    __m256, __m256i, _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
-    _mm256_blend_ps, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps,
-    _mm256_div_ps, _mm256_max_epi32, _mm256_min_epi32, _mm256_movemask_ps, _mm256_mul_ps,
-    _mm256_or_si256, _mm256_permute2f128_ps, _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps,
-    _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_ps,
-    _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32, _mm256_srli_epi32,
-    _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
-    _mm256_xor_si256, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+    __m128, __m256, __m256i, _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
+    _mm256_blend_ps, _mm256_blendv_ps, _mm256_castps256_ps128, _mm256_castps_si256,
+    _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_div_ps, _mm256_extractf128_ps, _mm256_max_epi32,
+    _mm256_min_epi32, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_si256, _mm256_permute2f128_ps,
+    _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps,
+    _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_ps, _mm256_slli_epi32,
+    _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_srlv_epi32,
+    _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm256_xor_si256,
+    _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
 };
+
+use core::mem::MaybeUninit;
 
 use super::scalar;
 use crate::e8::{INTEGER_ROOT_COUNT, INV_SQRT_8};
@@ -61,6 +64,18 @@ impl Avx2Fma {
         // SAFETY: `self` exists only if `detect` found AVX2 and FMA on this
         // CPU, the features `validate_avx2` is compiled for.
         unsafe { validate_avx2(arrays) }
+    }
+
+    /// [`batch::copy_validated_uninit`](crate::batch::copy_validated_uninit);
+    /// `bytes` has 32 bytes per slot of `out`.
+    #[inline]
+    pub(crate) fn copy_validated(
+        self,
+        bytes: &[u8],
+        out: &mut [MaybeUninit<Gf8>],
+    ) -> Result<(), BatchError> {
+        // SAFETY: as in `validate`: detection found AVX2 and FMA.
+        unsafe { copy_validated_avx2(bytes, out) }
     }
 
     /// [`batch::normalize_into`](crate::batch::normalize_into); `out` has
@@ -167,6 +182,21 @@ fn norms_sq(rows: &[__m256; 8]) -> __m256 {
     sums_of_rows(&squares)
 }
 
+/// A register out as eight numbers, through its two 128-bit halves.
+///
+/// Codegen merges the halves back into one `vmovups` of the register. The
+/// detour matters when the register was just loaded from memory: stored
+/// directly, LLVM turns the load-store pair into a copy of its own from the
+/// source, which loads every vector a second time (misaligned, from a
+/// message); through the halves, the register already loaded is stored
+/// (checked with `objdump -d`; about 12% faster in L2).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn store_halves(v: __m256) -> [f32; 8] {
+    let halves: [__m128; 2] = [_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)];
+    bytemuck::cast(halves)
+}
+
 /// Loads a block of eight vectors, one per register.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -212,6 +242,43 @@ fn validate_avx2(arrays: &[[f32; 8]]) -> Result<(), BatchError> {
 #[inline(never)]
 fn recheck(block: &Block, first_index: usize) -> Result<(), BatchError> {
     scalar::validate_from(block, first_index)
+}
+
+/// [`batch::copy_validated_uninit`](crate::batch::copy_validated_uninit);
+/// `bytes` has 32 bytes per slot of `out`. Each block of eight vectors is
+/// loaded once (unaligned), stored, and its squared norms are taken from
+/// the same registers, in the scalar order, so the fast test is exactly the
+/// one of [`Gf8::check`]; a block that fails it is copied and checked again
+/// by the scalar kernel, which accepts zero vectors and builds the exact
+/// error. On success every slot has been written; on error every slot up to
+/// the bad vector.
+#[target_feature(enable = "avx2,fma")]
+fn copy_validated_avx2(bytes: &[u8], out: &mut [MaybeUninit<Gf8>]) -> Result<(), BatchError> {
+    let (blocks, tail) = bytes.as_chunks::<256>();
+    let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
+    for (index, (src, dst)) in blocks.iter().zip(out_blocks).enumerate() {
+        let mut rows = [_mm256_set1_ps(0.0); 8];
+        for ((row, coords), slot) in rows.iter_mut().zip(src.as_chunks::<32>().0).zip(&mut *dst) {
+            *row = bytemuck::cast(*coords);
+            slot.write(Gf8::new_unchecked(store_halves(*row)));
+        }
+        if unit_lanes(norms_sq(&rows)) != 0xFF {
+            recopy(src, dst, 8 * index)?;
+        }
+    }
+    scalar::copy_validated_from(tail, out_tail, 8 * blocks.len())
+}
+
+/// The scalar copy and check of a block the fast test did not accept (out
+/// of line).
+#[cold]
+#[inline(never)]
+fn recopy(
+    src: &[u8; 256],
+    dst: &mut [MaybeUninit<Gf8>; 8],
+    first_index: usize,
+) -> Result<(), BatchError> {
+    scalar::copy_validated_from(src, dst, first_index)
 }
 
 /// The scalar normalization of a block off the fast path (out of line).

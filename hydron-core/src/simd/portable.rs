@@ -4,10 +4,10 @@
 //! eight vectors is transposed once so that register `k` holds coordinate
 //! `k` of the eight vectors (lane `i` is vector `i`, as in ultraviolet's
 //! `Vec3x8`), and all arithmetic is lane-parallel. The kernels that only
-//! need one sum per vector (validate, normalize, dot) work on four vectors
-//! at a time: each vector's two halves are combined in one register, and a
-//! 4×4 transpose finishes the four sums in the scalar order. Tails run the
-//! scalar kernels.
+//! need one sum per vector (validate, copy_validated, normalize, dot) work
+//! on four vectors at a time: each vector's two halves are combined in one
+//! register, and a 4×4 transpose finishes the four sums in the scalar
+//! order. Tails run the scalar kernels.
 //!
 //! `wide` picks its instructions when it is compiled: NEON on aarch64,
 //! simd128 on wasm32 with that feature, AVX when the build enables it
@@ -17,6 +17,8 @@
 //!
 //! Results are bit-identical to the scalar kernels: the same operations in
 //! the same order, correctly rounded `sqrt` and division, no FMA.
+
+use core::mem::MaybeUninit;
 
 use wide::{f32x4, f32x8, u32x8};
 
@@ -79,6 +81,43 @@ pub(crate) fn validate(arrays: &[[f32; 8]]) -> Result<(), BatchError> {
 #[inline(never)]
 fn recheck(quad: &Quad, first_index: usize) -> Result<(), BatchError> {
     scalar::validate_from(quad, first_index)
+}
+
+/// [`batch::copy_validated_uninit`](crate::batch::copy_validated_uninit)
+/// on a little-endian target (the bytes are read in the CPU's order, so the
+/// dispatcher calls this only there); `bytes` has 32 bytes per slot of
+/// `out`. Each group of four is copied and its squared norms taken from the
+/// same registers, in the scalar order; a group that fails the fast test is
+/// copied and checked again by the scalar kernel, which accepts zero
+/// vectors and builds the exact error. On success every slot has been
+/// written; on error every slot up to the bad vector.
+pub(crate) fn copy_validated(bytes: &[u8], out: &mut [MaybeUninit<Gf8>]) -> Result<(), BatchError> {
+    let (quads, tail) = bytes.as_chunks::<128>();
+    let (out_quads, out_tail) = out.as_chunks_mut::<4>();
+    for (index, (src, dst)) in quads.iter().zip(out_quads).enumerate() {
+        let vectors = src.as_chunks::<32>().0;
+        let quad: Quad = core::array::from_fn(|i| bytemuck::cast(vectors[i]));
+        for (slot, coords) in dst.iter_mut().zip(quad) {
+            slot.write(Gf8::new_unchecked(coords));
+        }
+        let deviation = (norms_sq(&quad) - f32x4::splat(1.0)).abs();
+        if !deviation.simd_le(f32x4::splat(NORM_SQ_TOLERANCE)).all() {
+            recopy(src, dst, 4 * index)?;
+        }
+    }
+    scalar::copy_validated_from(tail, out_tail, 4 * quads.len())
+}
+
+/// The scalar copy and check of a group the fast test did not accept (out
+/// of line).
+#[cold]
+#[inline(never)]
+fn recopy(
+    src: &[u8; 128],
+    dst: &mut [MaybeUninit<Gf8>; 4],
+    first_index: usize,
+) -> Result<(), BatchError> {
+    scalar::copy_validated_from(src, dst, first_index)
 }
 
 /// [`batch::normalize_into`](crate::batch::normalize_into); `out` has the

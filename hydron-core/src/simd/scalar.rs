@@ -21,6 +21,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use core::mem::MaybeUninit;
+
 use crate::gf8::norm_sq;
 use crate::{BatchError, E8Point, E8Root, Gf8};
 
@@ -53,6 +55,106 @@ pub fn validate(arrays: &[[f32; 8]]) -> Result<(), BatchError> {
 pub(crate) fn validate_from(arrays: &[[f32; 8]], first_index: usize) -> Result<(), BatchError> {
     for (offset, coords) in arrays.iter().enumerate() {
         Gf8::check(coords).map_err(|error| BatchError {
+            index: first_index + offset,
+            error,
+        })?;
+    }
+    Ok(())
+}
+
+/// Panics unless `bytes` holds exactly one 32-byte vector per output slot.
+#[inline]
+#[track_caller]
+pub(crate) fn assert_bytes_len(bytes: usize, output: usize) {
+    assert!(
+        bytes / 32 == output && bytes.is_multiple_of(32),
+        "batch output has length {output}, but the input has {bytes} bytes \
+         (32 bytes per vector)"
+    );
+}
+
+/// The coordinates of one vector stored as eight little-endian `f32`
+/// (a byte swap on big-endian targets, nothing on little-endian ones).
+#[inline]
+#[must_use]
+pub(crate) fn from_le_bytes(bytes: &[u8; 32]) -> [f32; 8] {
+    let words: [u32; 8] = bytemuck::cast(*bytes);
+    words.map(|w| f32::from_bits(u32::from_le(w)))
+}
+
+/// Copies vectors stored as little-endian `f32` bytes (any alignment) into
+/// `out` and checks each as [`Gf8::check`]: the result is exactly that of
+/// copying and then [`validate`], but every vector is read once and
+/// checked while it is still in registers.
+///
+/// # Panics
+///
+/// If `bytes.len() != 32 * out.len()`.
+///
+/// ```
+/// use hydron_core::{batch, Gf8Error};
+///
+/// let mut bytes = Vec::new();
+/// for x in [1.0f32, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f32::NAN, 0.0, 0.0, 0.0, 0.0] {
+///     bytes.extend_from_slice(&x.to_le_bytes());
+/// }
+/// let mut out = [[0.0; 8]; 2];
+/// let err = batch::scalar::copy_validated_into(&bytes, &mut out).unwrap_err();
+/// assert_eq!((err.index, err.error), (1, Gf8Error::NotANumber { coordinate: 3 }));
+/// assert_eq!(out[0][0], 1.0);
+/// ```
+#[track_caller]
+pub fn copy_validated_into(bytes: &[u8], out: &mut [[f32; 8]]) -> Result<(), BatchError> {
+    assert_bytes_len(bytes.len(), out.len());
+    // SAFETY: `copy_validated_from` only stores `Gf8` values.
+    copy_validated_from(bytes, unsafe { as_slots(out) }, 0)
+}
+
+/// `out` as slots for the `copy_validated` kernels to write.
+///
+/// # Safety
+///
+/// Only initialized values may be stored through the result (the kernels
+/// only call [`MaybeUninit::write`] with a `Gf8`), so that `out` stays
+/// initialized.
+#[inline]
+pub(crate) unsafe fn as_slots(out: &mut [[f32; 8]]) -> &mut [MaybeUninit<Gf8>] {
+    // SAFETY: `Gf8` is `#[repr(C)]` around `[f32; 8]` and `MaybeUninit<T>`
+    // has the layout of `T`, so both slices have the same layout and
+    // length; every bit pattern of `[f32; 8]` is valid, so whatever `Gf8`
+    // the caller stores leaves a valid `[f32; 8]`, and the caller stores
+    // nothing uninitialized.
+    unsafe { &mut *(core::ptr::from_mut(out) as *mut [MaybeUninit<Gf8>]) }
+}
+
+/// The slots, once written, as vectors.
+///
+/// # Safety
+///
+/// Every slot of `slots` has been written.
+#[inline]
+pub(crate) unsafe fn assume_written(slots: &mut [MaybeUninit<Gf8>]) -> &mut [Gf8] {
+    // SAFETY: `MaybeUninit<Gf8>` has the layout of `Gf8`, and the caller
+    // guarantees that every slot is initialized.
+    unsafe { &mut *(core::ptr::from_mut(slots) as *mut [Gf8]) }
+}
+
+/// [`copy_validated_into`] for a part of a batch that starts at vector
+/// `first_index`; `bytes` has 32 bytes per slot of `out`. On success every
+/// slot has been written; on error every slot before the bad vector has
+/// been written (and holds a valid vector), as has the bad vector's slot.
+#[inline]
+pub(crate) fn copy_validated_from(
+    bytes: &[u8],
+    out: &mut [MaybeUninit<Gf8>],
+    first_index: usize,
+) -> Result<(), BatchError> {
+    debug_assert_eq!(bytes.len(), 32 * out.len());
+    for (offset, (src, slot)) in bytes.as_chunks::<32>().0.iter().zip(out).enumerate() {
+        // Checked where it was stored (still in L1), not from a copy on
+        // the stack.
+        let written = slot.write(Gf8::new_unchecked(from_le_bytes(src)));
+        Gf8::check(written.as_array()).map_err(|error| BatchError {
             index: first_index + offset,
             error,
         })?;

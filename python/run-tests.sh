@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The Python interop tests of hydron, both ways. Usage: bash python/run-tests.sh
+#
+# 1. Creates python/.venv (first run) and installs python/requirements.txt
+#    (again only when that file changes).
+# 2. Rust writes messages and files (examples/interop_write.rs) into a fresh
+#    directory under target/.
+# 3. pytest (python/tests and the doctests of python/hydron) decodes them,
+#    and writes its own into another directory.
+# 4. Rust decodes what Python wrote (tests/python_interop.rs).
+#
+# Exits non-zero on any failure; the work directory is kept then, and removed
+# on success. Needs only cargo, Python >= 3.11 (python3.11, or $PYTHON) and pip.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+python_bin="${PYTHON:-}"
+if [ -z "$python_bin" ]; then
+  for candidate in python3.11 python3; do
+    if command -v "$candidate" >/dev/null 2>&1; then
+      python_bin="$candidate"
+      break
+    fi
+  done
+fi
+if [ -z "$python_bin" ]; then
+  echo "run-tests.sh: no python3.11 or python3 on PATH (or set PYTHON)" >&2
+  exit 1
+fi
+
+venv="$root/python/.venv"
+py="$venv/bin/python"
+if [ ! -x "$py" ]; then
+  step "creating python/.venv with $("$python_bin" --version 2>&1)"
+  "$python_bin" -m venv "$venv"
+fi
+if ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  echo "run-tests.sh: python/.venv has $("$py" --version 2>&1); 3.11 or newer is needed" \
+    "(delete python/.venv, set PYTHON)" >&2
+  exit 1
+fi
+
+stamp="$venv/.requirements.sha256"
+want="$("$py" -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())' \
+  python/requirements.txt)"
+if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
+  step "pip install -r python/requirements.txt"
+  "$py" -m pip install --quiet --disable-pip-version-check -r python/requirements.txt
+  echo "$want" >"$stamp"
+fi
+
+mkdir -p "$root/target"
+work="$(mktemp -d "$root/target/python-interop.XXXXXX")"
+mkdir "$work/rust" "$work/python"
+
+step "Rust writes (examples/interop_write.rs) into $work/rust"
+cargo run --quiet --example interop_write --features fory,json -- "$work/rust"
+
+step "pytest: Python reads what Rust wrote, writes into $work/python"
+(
+  cd python
+  HYDRON_RUST_DIR="$work/rust" HYDRON_PY_DIR="$work/python" HYDRON_REQUIRE_INTEROP=1 \
+    "$py" -m pytest -q
+)
+
+step "Rust reads what Python wrote (tests/python_interop.rs)"
+HYDRON_INTEROP_DIR="$work/python" \
+  cargo test --quiet --features fory,json --test python_interop -- --ignored
+
+rm -rf "$work"
+step "python interop tests passed"

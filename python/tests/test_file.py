@@ -1,0 +1,381 @@
+"""The file container: both forms, round trips, streaming, atomic saves, and
+damage (every flipped bit is corruption of the right section, every cut is
+truncation)."""
+
+import io
+import os
+import struct
+import zlib
+
+import numpy as np
+import pytest
+
+import hydron
+from hydron import (CorruptError, FormatError, HydronError, InvalidVectorError, Section,
+                    TruncatedError, UnsupportedVersionError)
+
+from conftest import bits, unit_vectors
+
+FORMS = ["fory", "jsonl"]
+THREE = np.array([[1, 0, 0, 0, 0, 0, 0, 0], [0, -0.6, 0, 0, 0, 0, 0, 0.8], [0] * 8], np.float32)
+
+
+def test_documented_examples_are_byte_exact():
+    """The two examples of docs/format.md section 3."""
+    data = hydron.dumps(THREE, "fory", chunk_vectors=2)
+    assert len(data) == 240
+    assert data[:20].hex() == "894859440d0a1a0a0100000002000000a5da2723"
+    assert data[0x82:0x86].hex() == "7f4e1f36" and data[0xD4:0xD8].hex() == "8cbfd064"
+    assert data[-24:].hex() == "5441494c020000000000000003000000000000003f50138d"
+    text = hydron.dumps(THREE, "jsonl", chunk_vectors=2).decode()
+    assert text == (
+        '{"format":"hydron-gf8-jsonl","version":1,"chunk_vectors":2,"crc32":"1139cd86"}\n'
+        "[1.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0]\n"
+        "[0.0,-0.6,0.0,0.0,0.0,0.0,0.0,0.8]\n"
+        '{"chunk":0,"vectors":2,"crc32":"1cee75c6"}\n'
+        "[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0]\n"
+        '{"chunk":1,"vectors":1,"crc32":"7563ae29"}\n'
+        '{"end":true,"chunks":2,"vectors":3,"crc32":"d10dffca"}\n')
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("n, chunk", [(0, 5), (1, 1), (10, 3), (10, 10), (257, 64)])
+def test_round_trip(tmp_path, form, n, chunk):
+    v = unit_vectors(n) if n else np.zeros((0, 8), np.float32)
+    path = tmp_path / f"v.{form}"
+    hydron.save(path, v, form, chunk_vectors=chunk)
+    out = hydron.load(path)
+    assert out.shape == (n, 8) and (bits(out) == bits(v)).all()
+    assert hydron.detect_format(path) == form
+    sizes = [len(c) for c in hydron.iter_chunks(str(path))]
+    assert sizes == [chunk] * (n // chunk) + ([n % chunk] if n % chunk else [])
+    assert os.listdir(tmp_path) == [path.name]  # no temporary file left
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_writer_cuts_chunks_whatever_the_write_sizes(tmp_path, form):
+    v = unit_vectors(23)
+    with hydron.FileWriter(tmp_path / "w", form, chunk_vectors=7) as w:
+        for a, b in [(0, 3), (3, 4), (4, 19), (19, 23)]:
+            w.write(v[a:b])
+        assert w.vectors == 23
+    assert (tmp_path / "w").read_bytes() == hydron.dumps(v, form, chunk_vectors=7)
+
+
+def test_failed_or_abandoned_save_leaves_the_old_file(tmp_path):
+    path = tmp_path / "keep.hyd"
+    hydron.save(path, THREE)
+    old = path.read_bytes()
+    bad = unit_vectors(4)
+    bad[2, 1] = np.nan
+    with pytest.raises(InvalidVectorError, match="vector 2: coordinate 1 is NaN"):
+        hydron.save(path, bad)
+    with pytest.raises(RuntimeError):
+        with hydron.FileWriter(path, "jsonl") as w:
+            w.write(unit_vectors(3))
+            raise RuntimeError("stop")
+    w = hydron.FileWriter(path)
+    w.write(unit_vectors(3))
+    w.close()
+    assert path.read_bytes() == old
+    assert os.listdir(tmp_path) == ["keep.hyd"]
+    with pytest.raises(HydronError, match="closed"):
+        w.write(unit_vectors(1))
+
+
+def test_text_form_refuses_non_finite_even_when_trusted():
+    v = unit_vectors(3)
+    v[1, 4] = np.inf
+    with pytest.raises(InvalidVectorError, match="vector 1: coordinate 4 is infinite"):
+        hydron.dumps(v, "jsonl", policy="trusted")
+
+
+def test_chunk_size_is_checked():
+    with pytest.raises(ValueError, match="chunk_vectors"):
+        hydron.dumps(THREE, chunk_vectors=0)
+    with pytest.raises(ValueError, match="chunk_vectors"):
+        hydron.dumps(THREE, chunk_vectors=(1 << 20) + 1)
+
+
+def _section_of_byte(data: bytes, offset: int) -> Section:
+    """Which section holds byte ``offset`` of a binary file."""
+    if offset < 20:
+        return Section.HEADER
+    at, k = 20, 0
+    while data[at:at + 4] == b"CHNK":
+        end = at + 28 + struct.unpack_from("<I", data, at + 16)[0]
+        if offset < end:
+            return Section.chunk(k)
+        at, k = end, k + 1
+    return Section.TRAILER
+
+
+def _section_of_line(data: bytes, offset: int) -> Section:
+    """Which section holds byte ``offset`` of a text file."""
+    lines = data.split(b"\n")
+    at, k = 0, 0
+    for i, line in enumerate(lines):
+        end = at + len(line) + 1
+        if i == 0 and offset < end:
+            return Section.HEADER
+        if line.startswith(b'{"end"'):
+            return Section.TRAILER
+        if offset < end:
+            return Section.chunk(k)
+        if line.startswith(b'{"chunk"'):
+            k += 1
+        at = end
+    raise AssertionError(offset)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_flipped_bit_is_corruption_of_its_section(form):
+    v = unit_vectors(5)
+    data = hydron.dumps(v, form, chunk_vectors=2)
+    section_of = _section_of_byte if form == "fory" else _section_of_line
+    for offset in range(len(data)):
+        for bit in range(8):
+            damaged = bytearray(data)
+            damaged[offset] ^= 1 << bit
+            with pytest.raises(CorruptError) as e:
+                hydron.loads(bytes(damaged))
+            assert e.value.section == section_of(data, offset), (offset, bit, str(e.value))
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_cut_is_truncation(form):
+    data = hydron.dumps(unit_vectors(5), form, chunk_vectors=2)
+    with pytest.raises(FormatError, match="empty"):
+        hydron.loads(data[:0])
+    for cut in range(1, len(data)):
+        with pytest.raises(TruncatedError) as e:
+            hydron.loads(data[:cut])
+        assert e.value.offset == cut
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_trailing_bytes_are_corruption_of_the_trailer(form):
+    data = hydron.dumps(unit_vectors(3), form)
+    with pytest.raises(CorruptError, match="3 unexpected bytes after the") as e:
+        hydron.loads(data + b"abc")
+    assert e.value.section == Section.TRAILER
+
+
+def test_foreign_data_is_a_format_error():
+    with pytest.raises(FormatError, match=r"starts with 89 50 4e 47 .* \(a PNG image\)"):
+        hydron.loads(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    with pytest.raises(FormatError, match="plain JSON array"):
+        hydron.loads(b"[[1,0,0,0,0,0,0,0]]")
+    with pytest.raises(FormatError, match="bare fory message"):
+        hydron.loads(hydron.encode_batch(THREE))
+    with pytest.raises(FormatError, match="not a hydron header"):
+        hydron.loads(b'{"format":"other"}\n')
+
+
+def _rewrite_header(data: bytes, **fields) -> bytes:
+    """A binary file with header fields changed and a valid header CRC."""
+    version, flags, chunk = struct.unpack_from("<HHI", data, 8)
+    version = fields.get("version", version)
+    flags = fields.get("flags", flags)
+    chunk = fields.get("chunk", chunk)
+    head = data[:8] + struct.pack("<HHI", version, flags, chunk)
+    return head + struct.pack("<I", zlib.crc32(head)) + data[20:]
+
+
+def test_header_fields_with_valid_checksums():
+    data = hydron.dumps(THREE)
+    with pytest.raises(UnsupportedVersionError, match="version 2"):
+        hydron.loads(_rewrite_header(data, version=2))
+    with pytest.raises(CorruptError, match="reserved flags"):
+        hydron.loads(_rewrite_header(data, flags=1))
+    with pytest.raises(CorruptError, match="chunk size 4294967295 is outside"):
+        hydron.loads(_rewrite_header(data, chunk=2**32 - 1))
+    text = hydron.dumps(THREE, "jsonl").replace(b'"version":1,', b'"version":2,', 1)
+    body = text.split(b',"crc32"')[0]
+    text = body + b',"crc32":"%08x"}' % zlib.crc32(body) + text[text.index(b"\n"):]
+    with pytest.raises(UnsupportedVersionError):
+        hydron.loads(text)
+
+
+def _rewrite_frame(data: bytes, count: int, payload_len: int) -> bytes:
+    """The first chunk frame with new count and length and a valid CRC."""
+    frame = data[20:32] + struct.pack("<II", count, payload_len)
+    return data[:20] + frame + struct.pack("<I", zlib.crc32(frame)) + data[44:]
+
+
+def test_oversized_lengths_in_frames():
+    data = hydron.dumps(unit_vectors(4), chunk_vectors=4)
+    with pytest.raises(CorruptError, match="vector count 5 is outside 1..=4"):
+        hydron.loads(_rewrite_frame(data, 5, 5 * 32 + 22))
+    with pytest.raises(CorruptError, match="payload length 4294967295 does not fit 4 vectors"):
+        hydron.loads(_rewrite_frame(data, 4, 2**32 - 1))
+    # A length that fits the count but not the file: truncation, no allocation.
+    big = _rewrite_header(data, chunk=1 << 20)
+    with pytest.raises(TruncatedError) as e:
+        hydron.loads(_rewrite_frame(big, 1 << 20, 32 << 20))
+    assert e.value.section == Section.chunk(0)
+
+
+def test_payload_with_valid_crc_but_wrong_count():
+    data = hydron.dumps(unit_vectors(2), chunk_vectors=2)
+    payload = hydron.encode_batch(unit_vectors(3))
+    frame = b"CHNK" + struct.pack("<QII", 0, 2, len(payload))
+    frame += struct.pack("<I", zlib.crc32(frame))
+    chunk = frame + payload + struct.pack("<I", zlib.crc32(frame + payload))
+    with pytest.raises(CorruptError, match="the payload holds 3 vectors, the frame says 2"):
+        hydron.loads(data[:20] + chunk + data[-24:])
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_invalid_vector_is_named_by_its_index_in_the_file(form):
+    v = unit_vectors(10)
+    v[7, 2] = 2.0
+    data = hydron.dumps(v, form, chunk_vectors=3, policy="trusted")
+    with pytest.raises(InvalidVectorError) as e:
+        hydron.loads(data)
+    assert e.value.index == 7 and e.value.norm is not None
+    if form == "jsonl":
+        assert e.value.line == 11  # header, 3 + 1, 3 + 1, then the 2nd vector of chunk 2
+        assert str(e.value).startswith("line 11 (vector 7): norm is")
+    out = hydron.loads(data, policy="renormalize")
+    assert out[7].tolist() != v[7].tolist() and abs(np.linalg.norm(out[7]) - 1) < 1e-6
+    assert (bits(hydron.loads(data, policy="trusted")) == bits(v)).all()
+
+
+def test_nan_in_a_binary_file_names_index_and_coordinate(tmp_path):
+    v = unit_vectors(9)
+    v[8, 6] = np.nan
+    path = tmp_path / "nan.hyd"
+    hydron.save(path, v, chunk_vectors=4, policy="trusted")
+    with pytest.raises(InvalidVectorError, match=r"nan.hyd: vector 8: coordinate 6 is NaN") as e:
+        hydron.load(path)
+    assert (e.value.index, e.value.coordinate) == (8, 6)
+
+
+class _Stream(io.RawIOBase):
+    """A non-seekable stream handing out a few bytes at a time."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.at = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        n = min(len(b), 7, len(self.data) - self.at)
+        b[:n] = self.data[self.at:self.at + n]
+        self.at += n
+        return n
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_streaming_from_a_non_seekable_source(form):
+    v = unit_vectors(50)
+    data = hydron.dumps(v, form, chunk_vectors=16)
+    chunks = list(hydron.iter_chunks(io.BufferedReader(_Stream(data))))
+    assert [len(c) for c in chunks] == [16, 16, 16, 2]
+    assert (bits(np.concatenate(chunks)) == bits(v)).all()
+    for cut in [len(data) // 2, len(data) - 1]:
+        with pytest.raises(TruncatedError):
+            list(hydron.iter_chunks(io.BufferedReader(_Stream(data[:cut]))))
+    with pytest.raises(CorruptError, match="unexpected bytes"):
+        list(hydron.iter_chunks(io.BufferedReader(_Stream(data + b"\n"))))
+
+
+def test_streaming_yields_chunks_before_the_end_is_checked():
+    data = hydron.dumps(unit_vectors(6), chunk_vectors=2)
+    damaged = data[:-1] + bytes([data[-1] ^ 1])
+    it = hydron.iter_chunks(io.BytesIO(damaged))
+    assert len(next(it)) == 2
+    with pytest.raises(CorruptError) as e:
+        list(it)
+    assert e.value.section == Section.TRAILER
+
+
+def test_text_errors_have_lines_and_columns():
+    good = hydron.dumps(THREE, "jsonl", chunk_vectors=3)
+
+    def with_line(line: bytes) -> bytes:
+        """The file with vector line 2 replaced and checksums recomputed."""
+        lines = good.split(b"\n")
+        rows = [lines[1], line, lines[3]]
+        head = lines[0] + b"\n"
+        body = b"".join(r + b"\n" for r in rows)
+        crc = zlib.crc32(head + body)
+        chunk = b'{"chunk":0,"vectors":3,"crc32":"%08x"}\n' % crc
+        end = b'{"end":true,"chunks":1,"vectors":3,"crc32":"%08x"}\n' % zlib.crc32(
+            head + body + chunk)
+        return head + body + chunk + end
+
+    # Any JSON spelling is read, to the nearest float32.
+    out = hydron.loads(with_line(b" [ 0 , -0.6e0,0,0,0,0,0, 0.80000001 ]\r"))
+    assert (bits(out[1]) == bits(THREE[1])).all()
+    cases = [
+        (b"[0,-0.6,0,0,0,0,0]", r"line 3, column \d+: vector 1, invalid length 7"),
+        (b"[0,-0.6,0,0,0,0,0,0.8,0]", "line 3, column .*invalid length 9"),
+        (b"[0,NaN,0,0,0,0,0,0.8]", "line 3, column 4: vector 1, coordinate 1: expected a number "
+                                   r"\(JSON has no NaN"),
+        (b"[0,-0.6,0,0,0,0,0,1e39]", "line 3, column 22: vector 1, coordinate 7: number out of range"),
+        (b"", "line 3, column 1"),
+        (b"[0,-0.6,0,0,0,0,0,0.8] x", "line 3, column 24: trailing characters"),
+        (b"[0,0" + b"0" * 5000 + b",0,0,0,0,0,0,1]", "line 3 is longer than 4096 bytes"),
+    ]
+    for line, message in cases:
+        with pytest.raises(FormatError, match=message) as e:
+            hydron.loads(with_line(line))
+        assert e.value.line == 3
+    # 4096 bytes is still fine.
+    padded = b"[0,-0.6,0,0,0,0,0,0.8]"
+    padded = padded[:1] + b" " * (4096 - len(padded)) + padded[1:]
+    assert len(hydron.loads(with_line(padded))) == 3
+    # Without its checksum line, a bad line is damage; a vector the policy
+    # rejects is what the writer wrote, and the missing end is truncation.
+    cut = with_line(b"[0,0,0,0,0,0,0,x]").split(b'{"chunk"')[0]
+    with pytest.raises(CorruptError, match="no checksum line before the data ends"):
+        hydron.loads(cut)
+    cut = with_line(b"[0,0,0,0,0,0,0,2]").split(b'{"chunk"')[0]
+    with pytest.raises(TruncatedError):
+        hydron.loads(cut)
+    with pytest.raises(InvalidVectorError, match="line 3 .vector 1.: norm is 2"):
+        hydron.loads(with_line(b"[0,0,0,0,0,0,0,2]"))
+
+
+def test_deeply_nested_control_line_is_corruption_not_a_crash():
+    lines = hydron.dumps(THREE, "jsonl").split(b"\n")
+    bad = b"\n".join(lines[:4] + [b'{"a":' + b"[" * 4000]) + b"\n"
+    with pytest.raises(CorruptError, match="not a valid checksum or end line"):
+        hydron.loads(bad)
+
+
+def _damage(rng, data: bytes) -> bytes:
+    """Random damage: overwritten, inserted, deleted or duplicated bytes."""
+    d = bytearray(data)
+    for _ in range(rng.integers(1, 5)):
+        at = int(rng.integers(len(d) + 1))
+        op = rng.integers(5)
+        if op == 0 and at < len(d):
+            d[at] = rng.integers(256)
+        elif op == 1:
+            d[at:at] = bytes(rng.integers(0, 256, rng.integers(1, 9), dtype=np.uint8))
+        elif op == 2:
+            del d[at:at + int(rng.integers(1, 9))]
+        elif op == 3:
+            d[at:at] = d[max(0, at - 40):at]
+        else:
+            d[at:at] = rng.choice([b"\n", b"{", b"[", b"]", b",", b"-", b"e9", b'"', b"\r"])
+    return bytes(d)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_random_damage_raises_only_hydron_errors(form):
+    data = hydron.dumps(unit_vectors(9), form, chunk_vectors=4)
+    rng = np.random.default_rng(17)
+    for _ in range(1500):
+        damaged = _damage(rng, data)
+        try:
+            hydron.loads(damaged)
+        except HydronError:
+            continue
+        # Accepted only if the damage left the bytes as they were.
+        assert damaged == data
