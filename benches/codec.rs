@@ -26,7 +26,11 @@
 //! cargo bench --features fory,json,simd --bench codec   # SIMD validation
 //! ```
 
+mod common;
+
 use std::hint::black_box;
+
+use common::Rng;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fory::{Fory, ForyStruct};
@@ -60,26 +64,6 @@ const BATCH: usize = 1_000_000;
 )]
 struct Gf8Plain {
     x: [f32; 8],
-}
-
-/// A small deterministic generator (xorshift64*), so every run sees the
-/// same data.
-struct Rng(u64);
-
-impl Rng {
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40;
-        bits as f32 / (1u64 << 23) as f32 - 1.0
-    }
-
-    fn units(&mut self, n: usize) -> Vec<Gf8> {
-        (0..n)
-            .map(|_| Gf8::normalize(core::array::from_fn(|_| self.next_f32())).expect("finite"))
-            .collect()
-    }
 }
 
 fn plain(v: &[Gf8]) -> Vec<Gf8Plain> {

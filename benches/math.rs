@@ -15,7 +15,11 @@
 //! cargo bench --features simd --bench math      # + SIMD backends
 //! ```
 
+mod common;
+
 use std::hint::black_box;
+
+use common::Rng;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use hydron_core::batch::{self, Backend};
@@ -23,32 +27,6 @@ use hydron_core::{E8Point, E8Root, Gf8};
 
 /// Vectors per batch: 128 KiB of input, which stays in L2.
 const BATCH: usize = 4096;
-
-/// A small deterministic generator (xorshift64*), so every run sees the
-/// same data.
-struct Rng(u64);
-
-impl Rng {
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40;
-        bits as f32 / (1u64 << 23) as f32 - 1.0
-    }
-
-    fn array(&mut self) -> [f32; 8] {
-        core::array::from_fn(|_| self.next_f32())
-    }
-
-    fn arrays(&mut self, n: usize) -> Vec<[f32; 8]> {
-        (0..n).map(|_| self.array()).collect()
-    }
-
-    fn units(&mut self, n: usize) -> Vec<Gf8> {
-        batch::scalar::normalize(&self.arrays(n)).expect("finite input")
-    }
-}
 
 fn announce_backend() {
     let available: Vec<&str> = batch::backends().map(Backend::name).collect();

@@ -1,28 +1,14 @@
 //! `E8Point::nearest` against an exhaustive search over nearby lattice points.
 
+mod common;
+
 use hydron_core::{E8Point, Gf8Error};
 use proptest::prelude::*;
 
+use common::SplitMix64;
+
 /// Ties are allowed only between distances this close.
 const TIE: f64 = 1e-9;
-
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-1, 1).
-    fn symmetric(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-}
 
 /// `‖x − d/2‖²`, computed independently of the crate.
 fn distance_sq(x: &[f32; 8], doubled: &[i32; 8]) -> f64 {
