@@ -377,30 +377,26 @@ impl<R: BufRead> Decoder<R> {
             ));
         }
         let base = self.vectors;
-        let decoded =
-            crate::fory::decode_batch(&self.payload, self.policy).map_err(|e| match e {
-                CodecError::InvalidVector { index, error } => CodecError::InvalidVector {
-                    index: base + index,
-                    error,
-                },
-                other => corrupt(
-                    start + FRAME_LEN as u64,
-                    format!("the payload is not a valid fory batch: {other}"),
-                ),
-            })?;
-        if decoded.len() != count as usize {
+        let before = out.len();
+        // Decode straight into `out` (no intermediate chunk vector); on
+        // error `out` is left as it was.
+        crate::fory::decode_batch_into(&self.payload, self.policy, out).map_err(|e| match e {
+            CodecError::InvalidVector { index, error } => CodecError::InvalidVector {
+                index: base + index,
+                error,
+            },
+            other => corrupt(
+                start + FRAME_LEN as u64,
+                format!("the payload is not a valid fory batch: {other}"),
+            ),
+        })?;
+        let decoded = out.len() - before;
+        if decoded != count as usize {
+            out.truncate(before);
             return Err(corrupt(
                 start + FRAME_LEN as u64,
-                format!(
-                    "the payload holds {} vectors, the frame says {count}",
-                    decoded.len()
-                ),
+                format!("the payload holds {decoded} vectors, the frame says {count}"),
             ));
-        }
-        if out.is_empty() && out.capacity() < decoded.len() {
-            *out = decoded;
-        } else {
-            out.extend_from_slice(&decoded);
         }
         self.chunks += 1;
         self.vectors += u64::from(count);
