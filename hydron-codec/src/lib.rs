@@ -7,6 +7,27 @@
 //! Decoding validates by default ([`Policy::Strict`]): bad bytes or bad
 //! numbers give a [`CodecError`] that says what and where, never a panic
 //! and never a silently wrong vector.
+//!
+//! - `fory` — single vectors, dense batches (read by Python's `pyfory` as a
+//!   numpy array) and one-byte E8 codes; `register` for your own fory types.
+//! - `json` — `[x0, …, x7]` per vector, batches, JSON Lines; bit-exact f32.
+//! - `file` — `save`/`load` and streaming `FileWriter`/`FileReader`: chunked,
+//!   a CRC-32 per chunk, atomic saves; the format is detected on load.
+//!
+//! Every byte is specified in `docs/format.md`.
+//!
+//! ```
+//! # #[cfg(feature = "fory")] {
+//! use hydron_codec::{fory, CodecError, Policy};
+//! use hydron_core::E8_ROOTS;
+//!
+//! let bytes = fory::encode_batch(&E8_ROOTS);
+//! assert_eq!(fory::decode_batch(&bytes, Policy::Strict)?, E8_ROOTS);
+//! let err = fory::decode_batch(&bytes[..bytes.len() - 1], Policy::Strict).unwrap_err();
+//! assert!(matches!(err, CodecError::UnexpectedEnd { .. } | CodecError::BadLength { .. }));
+//! # }
+//! # Ok::<(), hydron_codec::CodecError>(())
+//! ```
 #![warn(missing_docs)]
 
 mod error;
