@@ -301,7 +301,7 @@ enum Sniffed {
 /// JSON or a fory message goes to the container reader, which explains
 /// what it found (empty, damaged magic, another file type).
 fn sniff(head: &[u8]) -> Sniffed {
-    if near(head, &file::MAGIC) || near(head, file::TEXT_MAGIC) {
+    if file::looks_like_container(head) {
         return Sniffed::Container;
     }
     let text = head.iter().position(|b| !b" \t\r\n".contains(b));
@@ -316,18 +316,6 @@ fn sniff(head: &[u8]) -> Sniffed {
         _ if matches!(head.first(), Some(0x00 | 0x01)) => Sniffed::Fory,
         _ => Sniffed::Container,
     }
-}
-
-/// Whether `head` starts with `magic`, give or take 2 flipped bits (the
-/// container reader reports those as damage).
-fn near(head: &[u8], magic: &[u8]) -> bool {
-    head.len() >= magic.len()
-        && head
-            .iter()
-            .zip(magic)
-            .map(|(a, b)| (a ^ b).count_ones())
-            .sum::<u32>()
-            <= 2
 }
 
 /// Reads the rest of a file after `head`.

@@ -389,15 +389,34 @@ pub(crate) fn detect(head: &[u8], len: u64) -> Result<Kind, CodecError> {
     })
 }
 
+/// Whether `head` (the first bytes of some data) starts with the magic of
+/// either container form, allowing up to 2 flipped bits: damage that the
+/// readers report as corruption rather than as another format. For tools
+/// that route input between the container readers and other decoders.
+///
+/// ```
+/// use hydron_codec::file;
+///
+/// assert!(file::looks_like_container(&file::MAGIC));
+/// assert!(file::looks_like_container(file::TEXT_MAGIC));
+/// let mut damaged = file::MAGIC;
+/// damaged[2] ^= 0x01;
+/// assert!(file::looks_like_container(&damaged));
+/// assert!(!file::looks_like_container(b"[[0.0, 1.0]]"));
+/// ```
+#[must_use]
+pub fn looks_like_container(head: &[u8]) -> bool {
+    near(head, &MAGIC) || near(head, TEXT_MAGIC)
+}
+
 /// Whether `head` holds all of `magic` with at most 2 bits different.
 pub(crate) fn near(head: &[u8], magic: &[u8]) -> bool {
-    head.len() >= magic.len()
-        && head
-            .iter()
-            .zip(magic)
-            .map(|(a, b)| (a ^ b).count_ones())
-            .sum::<u32>()
-            <= 2
+    head.len() >= magic.len() && bit_distance(head, magic) <= 2
+}
+
+/// How many bits differ between `a` and `b`, over the shorter length.
+pub(crate) fn bit_distance(a: &[u8], b: &[u8]) -> u32 {
+    a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
 }
 
 fn corrupt_magic(form: &str) -> CodecError {

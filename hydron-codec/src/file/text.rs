@@ -10,7 +10,7 @@ use std::io::{self, BufRead, Write};
 
 use hydron_core::{Gf8, Gf8Error};
 
-use super::{near, FileOptions, Section, TEXT_MAGIC, VERSION};
+use super::{bit_distance, near, FileOptions, Section, TEXT_MAGIC, VERSION};
 use crate::json::{json_error, parse_row, read_capped_line, write_row, Cursor, LineEnd};
 use crate::{CodecError, Policy};
 
@@ -460,10 +460,6 @@ impl<R: BufRead> Decoder<R> {
 }
 
 /// How many bits differ between two slices of the same length.
-fn bit_distance(a: &[u8], b: &[u8]) -> u32 {
-    a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
-}
-
 /// Says why a control line is not the one expected: chunk `k` of `n`
 /// vectors, or the end line after `chunks` chunks and `vectors` vectors;
 /// `crc` is the CRC of the bytes before it.
