@@ -1,5 +1,6 @@
 // Shared by the fuzz targets (included with `#[path]`).
 
+use hydron_codec::Policy;
 use hydron_core::Gf8;
 
 /// The bit patterns of vectors, so that NaN compares equal to itself.
@@ -20,4 +21,36 @@ pub fn assert_valid(vectors: &[Gf8], what: &str) {
             );
         }
     }
+}
+
+/// Decodes under Strict, Renormalize and Trusted (in that order) and checks
+/// that they agree: what Strict or Renormalize returns is valid, and when
+/// Strict succeeds the other two return the same bits.
+pub fn decode_all_policies<E>(
+    decode: impl Fn(Policy) -> Result<Vec<Gf8>, E>,
+    what: &str,
+) -> [Result<Vec<Gf8>, E>; 3] {
+    let [strict, renormalized, trusted] =
+        [Policy::Strict, Policy::Renormalize, Policy::Trusted].map(&decode);
+    if let Ok(v) = &renormalized {
+        assert_valid(v, &format!("{what}(Renormalize)"));
+    }
+    if let Ok(v) = &strict {
+        assert_valid(v, &format!("{what}(Strict)"));
+        // Valid vectors pass every policy unchanged.
+        assert_eq!(
+            bits(
+                renormalized
+                    .as_ref()
+                    .ok()
+                    .expect("Strict ok, Renormalize not")
+            ),
+            bits(v)
+        );
+        assert_eq!(
+            bits(trusted.as_ref().ok().expect("Strict ok, Trusted not")),
+            bits(v)
+        );
+    }
+    [strict, renormalized, trusted]
 }

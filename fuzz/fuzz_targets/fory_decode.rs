@@ -6,29 +6,13 @@
 #[path = "common.rs"]
 mod common;
 
-use common::{assert_valid, bits};
+use common::{assert_valid, bits, decode_all_policies};
 use hydron_codec::{fory, Policy};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let strict = fory::decode_batch(data, Policy::Strict);
-    let renormalized = fory::decode_batch(data, Policy::Renormalize);
-    let trusted = fory::decode_batch(data, Policy::Trusted);
-    if let Ok(v) = &strict {
-        assert_valid(v, "decode_batch(Strict)");
-        // Valid vectors pass every policy unchanged.
-        assert_eq!(
-            bits(renormalized.as_ref().expect("Strict ok, Renormalize not")),
-            bits(v)
-        );
-        assert_eq!(
-            bits(trusted.as_ref().expect("Strict ok, Trusted not")),
-            bits(v)
-        );
-    }
-    if let Ok(v) = &renormalized {
-        assert_valid(v, "decode_batch(Renormalize)");
-    }
+    let [strict, renormalized, trusted] =
+        decode_all_policies(|p| fory::decode_batch(data, p), "decode_batch");
     if let Ok(v) = &trusted {
         let again = fory::decode_batch(&fory::encode_batch(v), Policy::Trusted)
             .expect("a re-encoded batch decodes");
