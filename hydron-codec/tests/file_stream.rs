@@ -9,6 +9,7 @@ use std::path::Path;
 use hydron_codec::file::{self, Encoder, FileOptions, FileReader, FileWriter, Format, Section};
 use hydron_codec::{CodecError, Policy};
 use hydron_core::Gf8;
+use proptest::prelude::*;
 
 fn formats() -> Vec<Format> {
     vec![
@@ -469,4 +470,68 @@ fn saving_over_odd_targets_is_refused_before_writing() {
         other => panic!("{other:?}"),
     }
     assert!(files_in(dir.path()).is_empty());
+}
+
+/// A reader that returns pieces of the sizes given (cycling), with no
+/// length.
+struct Pieces {
+    data: Vec<u8>,
+    at: usize,
+    sizes: Vec<usize>,
+    call: usize,
+}
+
+impl Read for Pieces {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let size = self.sizes[self.call % self.sizes.len()];
+        self.call += 1;
+        let n = size.min(buf.len()).min(self.data.len() - self.at);
+        buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Whatever the damage and however the stream is cut into reads, a
+    /// stream decodes to exactly what the same bytes in memory decode to
+    /// (the same vectors, or the same error).
+    #[test]
+    fn streams_decode_exactly_as_memory_does(
+        n in 0usize..20,
+        chunk in 1u32..6,
+        sizes in prop::collection::vec(1usize..40, 1..6),
+        buffer in 1usize..64,
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..4), 0..3),
+        format_index in 0usize..2,
+    ) {
+        let formats = formats();
+        let format = formats[format_index % formats.len()];
+        let mut bytes = file::to_vec(&some_vectors(n), format, opts(chunk)).unwrap();
+        for (at, byte, kind) in edits {
+            if bytes.is_empty() {
+                break;
+            }
+            let i = at.index(bytes.len());
+            match kind {
+                0 => bytes[i] = byte,
+                1 => bytes.insert(i, byte),
+                2 => {
+                    bytes.remove(i);
+                }
+                _ => bytes.truncate(i),
+            }
+        }
+        let whole = file::from_slice(&bytes, Policy::Trusted).map_err(|e| e.to_string());
+        let reader = BufReader::with_capacity(
+            buffer,
+            Pieces { data: bytes.clone(), at: 0, sizes, call: 0 },
+        );
+        let streamed = FileReader::from_reader(reader, Policy::Trusted)
+            .and_then(|r| r.collect::<Result<Vec<Gf8>, _>>())
+            .map_err(|e| e.to_string());
+        prop_assert_eq!(streamed, whole);
+    }
 }
