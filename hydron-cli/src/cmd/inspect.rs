@@ -13,8 +13,8 @@ use crate::input::Kind;
 
 /// Describes the file; fails (after printing what it found) only if the
 /// file cannot be read to its end.
-pub fn run(args: &InspectArgs) -> Result<(), CliError> {
-    let s = scan(&args.file, 0, "inspect");
+pub fn run(args: &InspectArgs, limit: u64) -> Result<(), CliError> {
+    let s = scan(&args.file, 0, limit, "inspect");
     if args.json {
         print_json(&to_json(args, &s))?;
     } else {
@@ -64,7 +64,7 @@ fn to_text(args: &InspectArgs, s: &Scan) -> String {
         let _ = writeln!(t, "size:       {}", bytes(n));
     }
     let Some(kind) = s.kind else {
-        let _ = writeln!(t, "format:     unknown (the file could not be opened)");
+        let _ = writeln!(t, "format:     unknown (see the error below)");
         return t;
     };
     match version(Some(kind)) {

@@ -70,7 +70,7 @@ impl Scan {
 
 /// Reads `path` to the end or the first structural error, keeping at most
 /// `max_problems` invalid vectors.
-pub fn scan(path: &Path, max_problems: usize, what: &'static str) -> Scan {
+pub fn scan(path: &Path, max_problems: usize, limit: u64, what: &'static str) -> Scan {
     let mut scan = Scan {
         kind: None,
         bytes: None,
@@ -82,7 +82,7 @@ pub fn scan(path: &Path, max_problems: usize, what: &'static str) -> Scan {
     };
     // Trusted: invalid vectors are read as they are and reported here, all
     // of them, instead of stopping the reader at the first.
-    let mut input = match Input::open(path, Policy::Trusted) {
+    let mut input = match Input::open(path, Policy::Trusted, limit) {
         Ok(input) => input,
         Err(e) => {
             scan.error = Some(e);
@@ -90,7 +90,6 @@ pub fn scan(path: &Path, max_problems: usize, what: &'static str) -> Scan {
         }
     };
     scan.kind = Some(input.kind());
-    scan.bytes = Some(input.bytes());
     let bar = progress::vectors(input.expected_vectors(), what);
     let mut buf = Vec::new();
     loop {
@@ -123,6 +122,8 @@ pub fn scan(path: &Path, max_problems: usize, what: &'static str) -> Scan {
         }
     }
     bar.finish_and_clear();
+    // Known at the end for a pipe (the bytes read).
+    scan.bytes = Some(input.bytes());
     scan.vectors = input.vectors_read();
     scan.chunks = input.chunks_read();
     scan
