@@ -508,6 +508,16 @@ impl Input {
             .unwrap_or_else(|| self.read.load(Ordering::Relaxed))
     }
 
+    /// A container's version and chunk size (the most vectors a chunk
+    /// holds), from its header.
+    #[must_use]
+    pub fn container_header(&self) -> Option<(u16, u32)> {
+        match &self.source {
+            Source::Container(r) => Some((r.version(), r.chunk_vectors())),
+            _ => None,
+        }
+    }
+
     /// How many vectors the file holds, if known before reading it all.
     #[must_use]
     pub fn expected_vectors(&self) -> Option<u64> {

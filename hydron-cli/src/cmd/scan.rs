@@ -34,8 +34,10 @@ impl Problem {
 pub struct Scan {
     /// The form, once known.
     pub kind: Option<Kind>,
-    /// The file size, once known.
+    /// The file size, once known (for a pipe, the bytes read).
     pub bytes: Option<u64>,
+    /// A container's version and chunk size, from its header.
+    pub header: Option<(u16, u32)>,
     /// Vectors and chunks read (up to an error).
     pub vectors: u64,
     pub chunks: u64,
@@ -74,6 +76,7 @@ pub fn scan(path: &Path, max_problems: usize, limit: u64, what: &'static str) ->
     let mut scan = Scan {
         kind: None,
         bytes: None,
+        header: None,
         vectors: 0,
         chunks: 0,
         summary: Summary::default(),
@@ -90,6 +93,7 @@ pub fn scan(path: &Path, max_problems: usize, limit: u64, what: &'static str) ->
         }
     };
     scan.kind = Some(input.kind());
+    scan.header = input.container_header();
     let bar = progress::vectors(input.expected_vectors(), what);
     let mut buf = Vec::new();
     loop {
