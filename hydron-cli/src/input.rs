@@ -285,6 +285,11 @@ impl BufRead for Stream {
 
 impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.guard.is_none() && self.newlines == 0 && self.spaces == 0 && self.head.is_empty() {
+            // Large reads (container chunks) bypass the buffer when it is
+            // empty: no extra copy.
+            return self.inner.read(buf);
+        }
         let available = self.fill_buf()?;
         let n = available.len().min(buf.len());
         buf[..n].copy_from_slice(&available[..n]);

@@ -179,24 +179,21 @@ fn route(path: &Path) -> Result<Route, CliError> {
     }
 }
 
-/// Whether `file` is the same open file as standard output.
-fn is_stdout(file: &File) -> bool {
+/// A handle on standard output if `file` is the same file (`/dev/stdout`,
+/// `/proc/self/fd/1`).
+fn stdout_if_same(file: &File) -> Option<File> {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
         use std::os::unix::fs::MetadataExt;
-        let Ok(out) = io::stdout().as_fd().try_clone_to_owned() else {
-            return false;
-        };
-        match (File::from(out).metadata(), file.metadata()) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        }
+        let out = File::from(io::stdout().as_fd().try_clone_to_owned().ok()?);
+        let (a, b) = (out.metadata().ok()?, file.metadata().ok()?);
+        (a.dev() == b.dev() && a.ino() == b.ino()).then_some(out)
     }
     #[cfg(not(unix))]
     {
         let _ = file;
-        false
+        None
     }
 }
 
@@ -237,8 +234,12 @@ impl Sink {
                     .write(true)
                     .open(path)
                     .map_err(|e| CliError::io(path, &e))?;
-                let stdout = is_stdout(&file);
-                (file, Place::Direct { stdout })
+                match stdout_if_same(&file) {
+                    // `/dev/stdout`: write through the inherited
+                    // descriptor, keeping its offset and append mode.
+                    Some(out) => (out, Place::Direct { stdout: true }),
+                    None => (file, Place::Direct { stdout: false }),
+                }
             }
         };
         let out = BufWriter::with_capacity(BUFFER_LEN, Written { file, bytes: 0 });

@@ -19,12 +19,19 @@ use hydron_codec::{file, fory, json, Policy};
 use hydron_core::{E8Root, Gf8};
 use tempfile::TempDir;
 
+/// The binary under test: this build's, or `HYDRON_TEST_BIN` (to show
+/// that an older build fails these tests).
+fn bin() -> PathBuf {
+    std::env::var_os("HYDRON_TEST_BIN")
+        .map_or_else(|| env!("CARGO_BIN_EXE_hydron").into(), PathBuf::from)
+}
+
 fn hydron() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hydron"))
+    Command::new(bin())
 }
 
 fn spawn(args: &[&str]) -> Child {
-    Std::new(env!("CARGO_BIN_EXE_hydron"))
+    Std::new(bin())
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -285,6 +292,21 @@ fn dash_and_dev_stdout_stream_the_data_and_report_on_stderr() {
         );
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert!(stderr.starts_with("converted 300 vectors"), "{stderr}");
+        // `>> log`: standard output is a regular file opened to append;
+        // the data follows what is there, nothing is renamed over it.
+        let log = dir.path().join("log");
+        fs::write(&log, b"before\n").unwrap();
+        let append = File::options().append(true).open(&log).unwrap();
+        let status = Std::new(bin())
+            .args(["convert", s(&input), output, "--to", "json"])
+            .stdout(append)
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{output}");
+        let mut expected = b"before\n".to_vec();
+        expected.extend_from_slice(&json::to_vec(&vs));
+        assert_eq!(fs::read(&log).unwrap(), expected, "{output}");
     }
 }
 
@@ -292,7 +314,7 @@ fn dash_and_dev_stdout_stream_the_data_and_report_on_stderr() {
 fn a_closed_pipe_ends_quietly() {
     let dir = TempDir::new().unwrap();
     let input = gen(dir.path(), 200_000, "big.hyd", "fory");
-    let mut child = Std::new(env!("CARGO_BIN_EXE_hydron"))
+    let mut child = Std::new(bin())
         .args(["convert", s(&input), "-", "--to", "jsonl"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -315,7 +337,7 @@ fn a_failed_report_leaves_the_output_untouched() {
     fs::write(&target, b"old").unwrap();
     for to in ["json", "fory", "codes"] {
         let full = File::options().write(true).open("/dev/full").unwrap();
-        let out = Std::new(env!("CARGO_BIN_EXE_hydron"))
+        let out = Std::new(bin())
             .args(["convert", s(&input), s(&target), "--to", to])
             .stdout(full)
             .output()
@@ -602,13 +624,9 @@ fn a_codes_input_is_expanded_chunk_by_chunk() {
         .collect();
     fs::write(&path, fory::encode_codes(&roots)).unwrap();
     let out = Std::new("/usr/bin/time")
-        .args([
-            "-f",
-            "%M",
-            env!("CARGO_BIN_EXE_hydron"),
-            "validate",
-            s(&path),
-        ])
+        .args(["-f", "%M"])
+        .arg(bin())
+        .args(["validate", s(&path)])
         .output()
         .unwrap();
     assert!(out.status.success());
