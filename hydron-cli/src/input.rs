@@ -715,7 +715,8 @@ fn read_whole(
             CliError::new(
                 Class::TooLarge,
                 format!(
-                    "{}: cannot hold {} bytes in memory: {e}",
+                    "{}: cannot hold {} bytes in memory ({e}); plain JSON arrays and fory \
+                     messages are read whole: convert to a hydron container, which is streamed",
                     path.display(),
                     data.len() + buf.len()
                 ),
