@@ -446,7 +446,9 @@ fn spent() -> CodecError {
 enum Destination {
     /// A regular file: write a temporary file and rename it over.
     Replace,
-    /// A FIFO, a character device or a socket: write to it.
+    /// A FIFO, a character device or a socket: write to it. (Recognized on
+    /// unix only.)
+    #[cfg_attr(not(unix), allow(dead_code))]
     Direct,
     /// Anything else.
     Refuse(io::Error),
