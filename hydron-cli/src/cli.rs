@@ -16,16 +16,22 @@ Exit status:
   3   I/O: missing or unreadable input, unwritable output, disk full
   4   wrong format: not a hydron file, unsupported version, another fory type
   5   corrupt: truncated, checksum mismatch, broken framing, malformed JSON
+  6   too large: an input read whole is over --max-input-bytes, or memory for
+      it could not be had
   70  internal error (a bug in hydron; please report it)
   130 interrupted (Ctrl-C or SIGTERM)
+  141 the reader of the output went away (a closed pipe); nothing is printed
 
 Errors are one line on standard error: `hydron: error: FILE: what and where`.
-Outputs are written to a temporary file and renamed into place at the end, so
-a failed command leaves no partial output behind.
+A regular output file is written to a temporary file and renamed into place
+at the end, so a failed command leaves no partial output behind. `-`, a
+device, a FIFO or a socket at the output path is written to directly.
 
 Input forms are found from the content: the hydron container (fory binary or
 JSON Lines), a plain JSON array, plain JSON Lines, or one fory Gf8Batch,
-E8Codes or Gf8 message.";
+E8Codes or Gf8 message. `-` reads standard input; pipes and FIFOs work like
+files. Containers and JSON Lines are streamed; plain JSON arrays and fory
+messages are read whole, up to --max-input-bytes (default 1G).";
 
 /// Generate, inspect, validate, convert and quantize files of Gf8 vectors
 /// (unit vectors in 8 dimensions) and their E8 root codes.
@@ -35,6 +41,27 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// The largest input read whole (a plain JSON array or a fory message;
+    /// containers and JSON Lines are streamed), in bytes; K, M, G and T
+    /// suffixes are powers of 1024.
+    #[arg(long, global = true, value_name = "BYTES", default_value = "1G", value_parser = parse_bytes)]
+    pub max_input_bytes: u64,
+}
+
+/// Parses `1073741824`, `512K`, `64M`, `1G` or `2T` (powers of 1024).
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let (digits, shift) = match text.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&text[..i], 10),
+        Some((i, 'm' | 'M')) => (&text[..i], 20),
+        Some((i, 'g' | 'G')) => (&text[..i], 30),
+        Some((i, 't' | 'T')) => (&text[..i], 40),
+        _ => (text, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{text}` is not a byte count such as 1048576, 512K, 64M or 2G"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("`{text}` is too large"))
 }
 
 /// The subcommands.
@@ -57,7 +84,7 @@ pub enum Command {
 /// `hydron inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The file to describe.
+    /// The file to describe (`-` for standard input).
     pub file: PathBuf,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -70,12 +97,13 @@ pub struct InspectArgs {
 /// `hydron validate`.
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// The file to check.
+    /// The file to check (`-` for standard input).
     pub file: PathBuf,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// How many invalid vectors to list (all are counted).
+    /// How many invalid vectors to list (all are counted, and any makes
+    /// the exit status 1, even with 0 listed).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub max_problems: usize,
 }
@@ -83,9 +111,11 @@ pub struct ValidateArgs {
 /// `hydron convert`.
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
-    /// The file to read (any form hydron reads).
+    /// The file to read (any form hydron reads; `-` for standard input).
     pub input: PathBuf,
-    /// The file to write (replaced atomically at the end).
+    /// The file to write: a regular file is replaced atomically at the
+    /// end; `-` (standard output), a device or a FIFO is written to as the
+    /// data comes.
     pub output: PathBuf,
     /// The form to write.
     #[arg(long, value_enum)]
@@ -102,9 +132,11 @@ pub struct ConvertArgs {
 /// `hydron quantize`.
 #[derive(Debug, Args)]
 pub struct QuantizeArgs {
-    /// The file to read (any form hydron reads).
+    /// The file to read (any form hydron reads; `-` for standard input).
     pub input: PathBuf,
-    /// Where to write the codes: one fory E8Codes message.
+    /// Where to write the codes: one fory E8Codes message (`-` for
+    /// standard output). The codes are held in memory, one byte per
+    /// vector, until the end: the message starts with their count.
     pub output: PathBuf,
 }
 
@@ -113,7 +145,7 @@ pub struct QuantizeArgs {
 pub struct GenArgs {
     /// How many vectors.
     pub n: u64,
-    /// The file to write.
+    /// The file to write (`-` for standard output).
     pub output: PathBuf,
     /// Seed of the random generator (ChaCha8); the same seed gives the same
     /// vectors in every form. Without it a random seed is used and shown.
@@ -140,8 +172,22 @@ mod tests {
     #[test]
     fn help_lists_every_exit_code() {
         let help = Cli::command().render_long_help().to_string();
-        for code in ["0 ", "1 ", "2 ", "3 ", "4 ", "5 ", "70 ", "130 "] {
+        for code in [
+            "0 ", "1 ", "2 ", "3 ", "4 ", "5 ", "6 ", "70 ", "130 ", "141 ",
+        ] {
             assert!(help.contains(&format!("\n  {code}")), "{code}");
         }
+    }
+
+    #[test]
+    fn byte_counts_parse() {
+        assert_eq!(parse_bytes("1000"), Ok(1000));
+        assert_eq!(parse_bytes("512K"), Ok(512 << 10));
+        assert_eq!(parse_bytes("1G"), Ok(1 << 30));
+        assert_eq!(parse_bytes("2t"), Ok(2 << 40));
+        assert!(parse_bytes("").is_err());
+        assert!(parse_bytes("G").is_err());
+        assert!(parse_bytes("-1").is_err());
+        assert!(parse_bytes("99999999999T").is_err());
     }
 }

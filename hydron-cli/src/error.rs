@@ -30,6 +30,12 @@ pub enum Class {
     /// The file is damaged: truncated, a checksum mismatch, broken framing,
     /// malformed JSON.
     Corrupt,
+    /// An input read whole (a plain JSON array, a fory message) is larger
+    /// than `--max-input-bytes`, or memory for it could not be had.
+    TooLarge,
+    /// The reader of the output (a pipe, `| head`) went away; nothing is
+    /// printed, as for other tools stopped by SIGPIPE (128 + 13).
+    BrokenPipe,
     /// Stopped by Ctrl-C (SIGINT) or SIGTERM.
     Interrupted,
     /// A bug in hydron (a panic was caught).
@@ -47,8 +53,10 @@ impl Class {
             Class::Io => 3,
             Class::Format => 4,
             Class::Corrupt => 5,
+            Class::TooLarge => 6,
             Class::Internal => 70,
             Class::Interrupted => 130,
+            Class::BrokenPipe => 141,
         }
     }
 
@@ -62,8 +70,20 @@ impl Class {
             Class::Io => "io",
             Class::Format => "format",
             Class::Corrupt => "corrupt",
+            Class::TooLarge => "too-large",
+            Class::BrokenPipe => "broken-pipe",
             Class::Internal => "internal",
             Class::Interrupted => "interrupted",
+        }
+    }
+
+    /// The class of an I/O error: a broken pipe has its own.
+    #[must_use]
+    pub fn of_io(error: &io::Error) -> Class {
+        if error.kind() == io::ErrorKind::BrokenPipe {
+            Class::BrokenPipe
+        } else {
+            Class::Io
         }
     }
 
@@ -75,7 +95,7 @@ impl Class {
             CodecError::InvalidVector { .. }
             | CodecError::InvalidVectorOnLine { .. }
             | CodecError::TooLarge { .. } => Class::Invalid,
-            CodecError::Io(_) => Class::Io,
+            CodecError::Io(e) => Class::of_io(e),
             CodecError::UnknownFormat { .. }
             | CodecError::UnsupportedVersion { .. }
             | CodecError::FormatDisabled { .. }
@@ -205,7 +225,7 @@ impl CliError {
     /// An I/O error about `path`.
     #[must_use]
     pub fn io(path: &Path, error: &io::Error) -> CliError {
-        CliError::new(Class::Io, format!("{}: {error}", path.display()))
+        CliError::new(Class::of_io(error), format!("{}: {error}", path.display()))
     }
 
     /// A codec error about `path` (codec errors from `FileReader` and
@@ -266,6 +286,8 @@ mod tests {
             Class::Io,
             Class::Format,
             Class::Corrupt,
+            Class::TooLarge,
+            Class::BrokenPipe,
             Class::Internal,
             Class::Interrupted,
         ];
@@ -313,5 +335,7 @@ mod tests {
         };
         assert_eq!(Class::of(&unknown), Class::Format);
         assert_eq!(Class::of(&CodecError::Io(io::Error::other("x"))), Class::Io);
+        let pipe = io::Error::from(io::ErrorKind::BrokenPipe);
+        assert_eq!(Class::of(&CodecError::Io(pipe)), Class::BrokenPipe);
     }
 }

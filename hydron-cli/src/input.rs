@@ -1,14 +1,26 @@
 //! [`Input`]: any file hydron reads, found from its content and read
 //! chunk by chunk.
 //!
+//! Every input is opened once and read once, through one buffered
+//! [`Stream`]: the form is found by peeking into the same buffer the
+//! decoder then reads, so standard input (`-` or `/dev/stdin`), pipes,
+//! FIFOs and process substitution work exactly like files. Leading
+//! whitespace of any length is skipped for detection and handed to the
+//! decoder as the same number of lines and columns, so line numbers in
+//! errors stay right.
+//!
 //! The hydron container (either form) and plain JSON Lines are streamed in
 //! constant memory. Plain JSON arrays and plain fory messages have no
-//! streaming decoder in hydron-codec, so they are read whole and then
-//! handed out in chunks.
+//! streaming decoder in hydron-codec, so they are read whole, growing the
+//! buffer as bytes arrive, up to `--max-input-bytes`; an `E8Codes`
+//! message is kept as its codes (one byte per vector) and expanded to
+//! vectors one chunk at a time.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use hydron_codec::file::{self, FileReader, Format};
 use hydron_codec::json::JsonLinesReader;
@@ -16,13 +28,21 @@ use hydron_codec::{fory, json, CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
 
 use crate::error::{Class, CliError, Place};
+use crate::interrupt;
 
 /// Vectors per chunk for inputs that have no chunks of their own: 2 MiB of
 /// coordinates, the container's default.
 pub const CHUNK: usize = 65_536;
 
-/// Bytes read from the start of a file to find its form.
-const HEAD_LEN: usize = 64;
+/// The read buffer.
+const BUFFER_LEN: usize = 1 << 16;
+
+/// Bytes looked at from the start to recognize a container.
+const MAGIC_LEN: usize = if file::TEXT_MAGIC.len() > file::MAGIC.len() {
+    file::TEXT_MAGIC.len()
+} else {
+    file::MAGIC.len()
+};
 
 /// What a file holds, as found from its first bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -93,7 +113,7 @@ pub struct Chunk {
 enum Source {
     Container(Box<FileReader>),
     Lines {
-        reader: JsonLinesReader<BufReader<File>>,
+        reader: Box<JsonLinesReader<Stream>>,
         /// The line of each vector of the current chunk.
         lines: Vec<u64>,
     },
@@ -101,76 +121,377 @@ enum Source {
         vectors: Vec<Gf8>,
         next: usize,
     },
+    /// An `E8Codes` message: one byte per vector, expanded per chunk.
+    Codes {
+        codes: Vec<E8Root>,
+        next: usize,
+    },
+    /// The form is known but its data is not valid: the error is reported
+    /// by the first [`Input::read_chunk`].
+    Failed(Option<CliError>),
+}
+
+/// The raw bytes of an input, counted as they are read.
+struct Counted {
+    inner: Box<dyn Read + Send>,
+    count: Arc<AtomicU64>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Blank bytes handed out for skipped leading whitespace.
+static NEWLINES: [u8; 256] = [b'\n'; 256];
+static SPACES: [u8; 256] = [b' '; 256];
+
+/// The one buffered reader of an input: first the leading whitespace that
+/// detection skipped (as that many line breaks, then that many spaces on
+/// the first line with text: the same lines and columns), then the bytes
+/// detection looked at, then the rest of the input, straight from the
+/// read buffer.
+pub struct Stream {
+    newlines: u64,
+    spaces: u64,
+    head: Vec<u8>,
+    pos: usize,
+    inner: BufReader<Counted>,
+    /// For plain JSON Lines: stops a line that is too long as it passes.
+    guard: Option<LineGuard>,
+}
+
+/// Watches the lines passing through a [`Stream`]: JSON Lines readers skip
+/// a line that is too long to its end before reporting it, which on a
+/// terabyte without a newline (a sparse file) would take hours. The guard
+/// fails the read as soon as the line is too long.
+#[derive(Default)]
+struct LineGuard {
+    /// Line breaks passed.
+    lines: u64,
+    /// Bytes passed since the last line break.
+    run: usize,
+}
+
+/// The error the guard gives, inside an [`io::Error`].
+#[derive(Debug)]
+struct Overlong {
+    line: u64,
+}
+
+impl std::fmt::Display for Overlong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {} is longer than {} bytes",
+            self.line,
+            json::MAX_LINE_LEN
+        )
+    }
+}
+
+impl std::error::Error for Overlong {}
+
+impl LineGuard {
+    fn pass(&mut self, bytes: &[u8]) {
+        match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(last) => {
+                self.lines += bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+                self.run = bytes.len() - last - 1;
+            }
+            None => self.run = self.run.saturating_add(bytes.len()),
+        }
+    }
+
+    fn check(&self) -> io::Result<()> {
+        // Room for a `\r` before the line break.
+        if self.run > json::MAX_LINE_LEN + 1 {
+            Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                Overlong {
+                    line: self.lines + 1,
+                },
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Stream {
+    /// The rest of the input after [`BUFFER_LEN`]-sized reads; `head`
+    /// holds bytes already taken from `inner`.
+    fn new(newlines: u64, spaces: u64, head: Vec<u8>, inner: BufReader<Counted>) -> Stream {
+        Stream {
+            newlines,
+            spaces,
+            head,
+            pos: 0,
+            inner,
+            guard: None,
+        }
+    }
+}
+
+impl BufRead for Stream {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if let Some(guard) = &self.guard {
+            guard.check()?;
+        }
+        if self.newlines > 0 {
+            return Ok(&NEWLINES[..clamp(self.newlines, NEWLINES.len())]);
+        }
+        if self.spaces > 0 {
+            return Ok(&SPACES[..clamp(self.spaces, SPACES.len())]);
+        }
+        if self.pos < self.head.len() {
+            return Ok(&self.head[self.pos..]);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if let Some(guard) = &mut self.guard {
+            let passed = if self.newlines > 0 {
+                &NEWLINES[..amount.min(NEWLINES.len())]
+            } else if self.spaces > 0 {
+                &SPACES[..amount.min(SPACES.len())]
+            } else if self.pos < self.head.len() {
+                &self.head[self.pos..self.head.len().min(self.pos + amount)]
+            } else {
+                let buffer = self.inner.buffer();
+                &buffer[..amount.min(buffer.len())]
+            };
+            guard.pass(passed);
+        }
+        if self.newlines > 0 {
+            self.newlines -= (amount as u64).min(self.newlines);
+        } else if self.spaces > 0 {
+            self.spaces -= (amount as u64).min(self.spaces);
+        } else if self.pos < self.head.len() {
+            self.pos = (self.pos + amount).min(self.head.len());
+            if self.pos == self.head.len() {
+                self.head = Vec::new();
+                self.pos = 0;
+            }
+        } else {
+            self.inner.consume(amount);
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.guard.is_none() && self.newlines == 0 && self.spaces == 0 && self.head.is_empty() {
+            // Large reads (container chunks) bypass the buffer when it is
+            // empty: no extra copy.
+            return self.inner.read(buf);
+        }
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// `n` as a length of at most `max`.
+fn clamp(n: u64, max: usize) -> usize {
+    usize::try_from(n).map_or(max, |n| n.min(max))
+}
+
+/// Whether `b` is JSON whitespace.
+#[inline]
+fn blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Appends bytes from `r` to `head` until it holds `len` bytes or the
+/// input ends.
+fn take_up_to(r: &mut impl BufRead, head: &mut Vec<u8>, len: usize) -> io::Result<()> {
+    while head.len() < len {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let n = buf.len().min(len - head.len());
+        head.extend_from_slice(&buf[..n]);
+        r.consume(n);
+    }
+    Ok(())
+}
+
+/// Finds the form of the input in `r` and returns it with the stream to
+/// decode it from (nothing read is lost). `limit` bounds the bytes kept
+/// for the look-ahead after a leading `[`.
+fn detect(mut r: BufReader<Counted>, limit: u64) -> Result<(Sniffed, Stream), DetectError> {
+    let mut head = Vec::with_capacity(MAGIC_LEN);
+    take_up_to(&mut r, &mut head, MAGIC_LEN).map_err(DetectError::Io)?;
+    if head.is_empty() || file::looks_like_container(&head) {
+        // The container reader explains what it found (empty, damaged).
+        return Ok((Sniffed::Container, Stream::new(0, 0, head, r)));
+    }
+    if matches!(head[0], 0x00 | 0x01) {
+        return Ok((Sniffed::Fory, Stream::new(0, 0, head, r)));
+    }
+    // Skip the leading whitespace, counting lines and the columns of the
+    // last line, in the head first and then straight from the buffer.
+    let (mut newlines, mut spaces) = (0u64, 0u64);
+    let mut count = |bytes: &[u8]| {
+        for &b in bytes {
+            if b == b'\n' {
+                newlines += 1;
+                spaces = 0;
+            } else {
+                spaces += 1;
+            }
+        }
+    };
+    let skipped = head.iter().take_while(|&&b| blank(b)).count();
+    count(&head[..skipped]);
+    head.drain(..skipped);
+    if head.is_empty() {
+        loop {
+            let buf = r.fill_buf().map_err(DetectError::Io)?;
+            if buf.is_empty() {
+                break;
+            }
+            let n = buf.iter().take_while(|&&b| blank(b)).count();
+            count(&buf[..n]);
+            let done = n < buf.len();
+            r.consume(n);
+            if done {
+                break;
+            }
+        }
+        take_up_to(&mut r, &mut head, 1).map_err(DetectError::Io)?;
+    }
+    let sniffed = match head.first() {
+        // Only whitespace: the container reader explains.
+        None => Sniffed::Container,
+        Some(b'[') => {
+            // `[[` or `[]`: an array of vectors; otherwise a first row.
+            let mut at = 1;
+            loop {
+                if let Some(&b) = head[at..].iter().find(|&&b| !blank(b)) {
+                    break if matches!(b, b'[' | b']') {
+                        Sniffed::JsonArray
+                    } else {
+                        Sniffed::JsonLines
+                    };
+                }
+                at = head.len();
+                if head.len() as u64 >= limit {
+                    return Err(DetectError::TooLarge);
+                }
+                let before = head.len();
+                take_up_to(&mut r, &mut head, before + BUFFER_LEN).map_err(DetectError::Io)?;
+                if head.len() == before {
+                    break Sniffed::JsonArray;
+                }
+            }
+        }
+        Some(_) => Sniffed::Container,
+    };
+    let (newlines, spaces) = if sniffed == Sniffed::Container {
+        // The container reader sees what was there: whitespace is not a
+        // container's start, and it says so.
+        (0, newlines + spaces)
+    } else {
+        (newlines, spaces)
+    };
+    Ok((sniffed, Stream::new(newlines, spaces, head, r)))
+}
+
+enum DetectError {
+    Io(io::Error),
+    TooLarge,
 }
 
 /// An open input file.
 pub struct Input {
     path: PathBuf,
     kind: Kind,
-    bytes: u64,
+    /// The size of a regular file.
+    size: Option<u64>,
+    /// Bytes read so far.
+    read: Arc<AtomicU64>,
     source: Source,
     vectors: u64,
     chunks: u64,
 }
 
 impl Input {
-    /// Opens `path`, finds its form and reads its header (whole forms are
-    /// read and decoded here), applying `policy` to every vector.
-    pub fn open(path: &Path, policy: Policy) -> Result<Input, CliError> {
-        let mut file = File::open(path).map_err(|e| CliError::io(path, &e))?;
-        let bytes = file.metadata().map_err(|e| CliError::io(path, &e))?.len();
-        let mut head = Vec::with_capacity(HEAD_LEN);
-        (&mut file)
-            .take(HEAD_LEN as u64)
-            .read_to_end(&mut head)
-            .map_err(|e| CliError::io(path, &e))?;
+    /// Opens `path` (`-` is standard input), finds its form and reads its
+    /// header (whole forms are read, at most `limit` bytes, and decoded
+    /// here), applying `policy` to every vector.
+    pub fn open(path: &Path, policy: Policy, limit: u64) -> Result<Input, CliError> {
+        let io_error = |e: &io::Error| CliError::io(path, e);
+        let (raw, size) = open_raw(path).map_err(|e| io_error(&e))?;
+        let read = Arc::new(AtomicU64::new(0));
+        let counted = Counted {
+            inner: raw,
+            count: Arc::clone(&read),
+        };
+        let (sniffed, stream) = detect(BufReader::with_capacity(BUFFER_LEN, counted), limit)
+            .map_err(|e| match e {
+                DetectError::Io(e) => io_error(&e),
+                DetectError::TooLarge => too_large(path, limit),
+            })?;
         let codec = |e: CodecError| CliError::codec(path, &e);
-        let (kind, source) = match sniff(&head) {
+        let (kind, source) = match sniffed {
             Sniffed::Container => {
-                drop(file);
-                let reader = FileReader::open(path, policy).map_err(codec)?;
+                let reader = open_container(path, stream, policy).map_err(codec)?;
                 (
                     Kind::Container(reader.format()),
                     Source::Container(Box::new(reader)),
                 )
             }
             Sniffed::JsonLines => {
-                drop(file);
-                let file = File::open(path).map_err(|e| CliError::io(path, &e))?;
-                let reader = JsonLinesReader::new(BufReader::with_capacity(1 << 16, file), policy);
+                let mut stream = stream;
+                stream.guard = Some(LineGuard::default());
                 (
                     Kind::JsonLines,
                     Source::Lines {
-                        reader,
+                        reader: Box::new(JsonLinesReader::new(stream, policy)),
                         lines: Vec::new(),
                     },
                 )
             }
             Sniffed::JsonArray => {
-                let data = read_rest(file, head, bytes).map_err(|e| CliError::io(path, &e))?;
-                let vectors = json::from_slice(&data, policy).map_err(codec)?;
-                (Kind::JsonArray, Source::Memory { vectors, next: 0 })
+                let data = read_whole(path, stream, limit, size)?;
+                let source = match json::from_slice(&data, policy) {
+                    Ok(vectors) => Source::Memory { vectors, next: 0 },
+                    Err(e) => Source::Failed(Some(codec(e))),
+                };
+                (Kind::JsonArray, source)
             }
             Sniffed::Fory => {
-                let data = read_rest(file, head, bytes).map_err(|e| CliError::io(path, &e))?;
-                let (kind, vectors) = decode_fory(&data, policy).map_err(|e| match e {
-                    ForyError::Decode(e) => codec(e),
-                    ForyError::NotOurs(e) => CliError {
-                        class: Class::Format,
-                        message: format!(
-                            "{}: not a hydron fory message (Gf8Batch, E8Codes or Gf8): {e}",
-                            path.display()
-                        ),
-                        place: Box::new(Place::of(&e)),
-                    },
-                })?;
-                (kind, Source::Memory { vectors, next: 0 })
+                let data = read_whole(path, stream, limit, size)?;
+                match decode_fory(&data, policy) {
+                    Ok((kind, source)) => (kind, source),
+                    Err(ForyError::Decode(kind, e)) => (kind, Source::Failed(Some(codec(e)))),
+                    Err(ForyError::NotOurs(e)) => {
+                        return Err(CliError {
+                            class: Class::Format,
+                            message: format!(
+                                "{}: not a hydron fory message (Gf8Batch, E8Codes or Gf8): {e}",
+                                path.display()
+                            ),
+                            place: Box::new(Place::of(&e)),
+                        })
+                    }
+                }
             }
         };
         Ok(Input {
             path: path.to_path_buf(),
             kind,
-            bytes,
+            size,
+            read,
             source,
             vectors: 0,
             chunks: 0,
@@ -184,11 +505,22 @@ impl Input {
         self.kind
     }
 
-    /// The size of the file in bytes.
-    #[inline]
+    /// The size of the file in bytes: of a regular file, its size; of a
+    /// pipe or device, the bytes read so far.
     #[must_use]
     pub fn bytes(&self) -> u64 {
-        self.bytes
+        self.size
+            .unwrap_or_else(|| self.read.load(Ordering::Relaxed))
+    }
+
+    /// A container's version and chunk size (the most vectors a chunk
+    /// holds), from its header.
+    #[must_use]
+    pub fn container_header(&self) -> Option<(u16, u32)> {
+        match &self.source {
+            Source::Container(r) => Some((r.version(), r.chunk_vectors())),
+            _ => None,
+        }
     }
 
     /// How many vectors the file holds, if known before reading it all.
@@ -196,8 +528,9 @@ impl Input {
     pub fn expected_vectors(&self) -> Option<u64> {
         match &self.source {
             Source::Container(r) => r.expected_vectors(),
-            Source::Lines { .. } => None,
+            Source::Lines { .. } | Source::Failed(_) => None,
             Source::Memory { vectors, .. } => Some(vectors.len() as u64),
+            Source::Codes { codes, .. } => Some(codes.len() as u64),
         }
     }
 
@@ -230,7 +563,7 @@ impl Input {
                 lines.clear();
                 while out.len() < CHUNK {
                     let Some(item) = reader.next() else { break };
-                    out.push(item.map_err(|e| CliError::codec(path, &e))?);
+                    out.push(item.map_err(|e| CliError::codec(path, &overlong(e)))?);
                     // The line just read is the vector's (blank lines are
                     // skipped before it).
                     lines.push(reader.line());
@@ -240,6 +573,16 @@ impl Input {
                 let end = vectors.len().min(*next + CHUNK);
                 out.extend_from_slice(&vectors[*next..end]);
                 *next = end;
+            }
+            Source::Codes { codes, next } => {
+                let end = codes.len().min(*next + CHUNK);
+                out.extend(codes[*next..end].iter().map(|r| r.to_gf8()));
+                *next = end;
+            }
+            Source::Failed(error) => {
+                if let Some(e) = error.take() {
+                    return Err(e);
+                }
             }
         }
         if out.is_empty() {
@@ -288,6 +631,103 @@ impl Input {
     }
 }
 
+/// Opens `path` once (`-` is standard input); returns the reader and, for
+/// a regular file, its size. Opening a FIFO waits for a writer (a signal
+/// still ends the process, see [`crate::interrupt`]).
+fn open_raw(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
+    let file = if path.as_os_str() == "-" {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            File::from(io::stdin().as_fd().try_clone_to_owned()?)
+        }
+        #[cfg(not(unix))]
+        {
+            return Ok((Box::new(io::stdin()), None));
+        }
+    } else {
+        File::open(path)?
+    };
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    let size = meta.is_file().then_some(meta.len());
+    Ok((Box::new(file), size))
+}
+
+/// The container reader over the stream (its errors name `path`).
+fn open_container(path: &Path, stream: Stream, policy: Policy) -> Result<FileReader, CodecError> {
+    FileReader::from_reader_named(stream, path, policy)
+}
+
+/// The guard's error as the reader's own [`CodecError::LineTooLong`].
+fn overlong(error: CodecError) -> CodecError {
+    if let CodecError::Io(e) = &error {
+        if let Some(o) = e.get_ref().and_then(|i| i.downcast_ref::<Overlong>()) {
+            return CodecError::LineTooLong {
+                line: o.line,
+                limit: json::MAX_LINE_LEN,
+            };
+        }
+    }
+    error
+}
+
+/// The error for an input larger than `limit`.
+fn too_large(path: &Path, limit: u64) -> CliError {
+    CliError::new(
+        Class::TooLarge,
+        format!(
+            "{}: larger than {limit} bytes, the most read whole (plain JSON arrays and fory messages); \
+             raise it with --max-input-bytes, or convert to a hydron container, which is streamed",
+            path.display()
+        ),
+    )
+}
+
+/// Reads the rest of `stream`, at most `limit` bytes, growing the buffer as
+/// bytes arrive (nothing is reserved from a size the input claims). A
+/// regular file whose `size` is over the limit is refused before reading.
+fn read_whole(
+    path: &Path,
+    mut stream: Stream,
+    limit: u64,
+    size: Option<u64>,
+) -> Result<Vec<u8>, CliError> {
+    if size.is_some_and(|n| n > limit) {
+        return Err(too_large(path, limit));
+    }
+    let mut data = Vec::new();
+    loop {
+        interrupt::check()?;
+        let buf = stream.fill_buf().map_err(|e| CliError::io(path, &e))?;
+        if buf.is_empty() {
+            return Ok(data);
+        }
+        if (data.len() + buf.len()) as u64 > limit {
+            return Err(too_large(path, limit));
+        }
+        data.try_reserve(buf.len()).map_err(|e| {
+            CliError::new(
+                Class::TooLarge,
+                format!(
+                    "{}: cannot hold {} bytes in memory ({e}); plain JSON arrays and fory \
+                     messages are read whole: convert to a hydron container, which is streamed",
+                    path.display(),
+                    data.len() + buf.len()
+                ),
+            )
+        })?;
+        data.extend_from_slice(buf);
+        let n = buf.len();
+        stream.consume(n);
+    }
+}
+
 /// The form found from the first bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Sniffed {
@@ -297,44 +737,16 @@ enum Sniffed {
     Fory,
 }
 
-/// Finds the form from the first bytes. Anything that is not clearly plain
-/// JSON or a fory message goes to the container reader, which explains
-/// what it found (empty, damaged magic, another file type).
-fn sniff(head: &[u8]) -> Sniffed {
-    if file::looks_like_container(head) {
-        return Sniffed::Container;
-    }
-    let text = head.iter().position(|b| !b" \t\r\n".contains(b));
-    match text.map(|i| (head[i], &head[i + 1..])) {
-        Some((b'[', rest)) => {
-            match rest.iter().find(|b| !b" \t\r\n".contains(b)) {
-                // `[[` or `[]`: an array of vectors; otherwise a first row.
-                Some(b'[' | b']') | None => Sniffed::JsonArray,
-                Some(_) => Sniffed::JsonLines,
-            }
-        }
-        _ if matches!(head.first(), Some(0x00 | 0x01)) => Sniffed::Fory,
-        _ => Sniffed::Container,
-    }
-}
-
-/// Reads the rest of a file after `head`.
-fn read_rest(mut file: File, mut head: Vec<u8>, len: u64) -> std::io::Result<Vec<u8>> {
-    // The length is a hint only (the file may change); read_to_end checks.
-    head.reserve(usize::try_from(len).unwrap_or(0).saturating_sub(head.len()));
-    file.read_to_end(&mut head)?;
-    Ok(head)
-}
-
 enum ForyError {
     /// A message of one of hydron's types, but broken or invalid.
-    Decode(CodecError),
+    Decode(Kind, CodecError),
     /// Not a message of one of hydron's types.
     NotOurs(CodecError),
 }
 
-/// Decodes one fory message of any of hydron's three types.
-fn decode_fory(data: &[u8], policy: Policy) -> Result<(Kind, Vec<Gf8>), ForyError> {
+/// Decodes one fory message of any of hydron's three types; an `E8Codes`
+/// message is kept as codes.
+fn decode_fory(data: &[u8], policy: Policy) -> Result<(Kind, Source), ForyError> {
     let framing = |e: &CodecError| {
         matches!(
             e,
@@ -342,22 +754,25 @@ fn decode_fory(data: &[u8], policy: Policy) -> Result<(Kind, Vec<Gf8>), ForyErro
         )
     };
     let first = match fory::decode_batch(data, policy) {
-        Ok(v) => return Ok((Kind::ForyBatch, v)),
+        Ok(vectors) => return Ok((Kind::ForyBatch, Source::Memory { vectors, next: 0 })),
         Err(e) if framing(&e) => e,
-        Err(e) => return Err(ForyError::Decode(e)),
+        Err(e) => return Err(ForyError::Decode(Kind::ForyBatch, e)),
     };
     match fory::decode_codes(data) {
-        Ok(codes) => {
-            let vectors = codes.into_iter().map(E8Root::to_gf8).collect();
-            return Ok((Kind::ForyCodes, vectors));
-        }
+        Ok(codes) => return Ok((Kind::ForyCodes, Source::Codes { codes, next: 0 })),
         Err(e) if framing(&e) => {}
-        Err(e) => return Err(ForyError::Decode(e)),
+        Err(e) => return Err(ForyError::Decode(Kind::ForyCodes, e)),
     }
     match fory::decode_gf8(data, policy) {
-        Ok(v) => Ok((Kind::ForyGf8, vec![v])),
+        Ok(v) => Ok((
+            Kind::ForyGf8,
+            Source::Memory {
+                vectors: vec![v],
+                next: 0,
+            },
+        )),
         Err(e) if framing(&e) => Err(ForyError::NotOurs(first)),
-        Err(e) => Err(ForyError::Decode(e)),
+        Err(e) => Err(ForyError::Decode(Kind::ForyGf8, e)),
     }
 }
 
@@ -365,40 +780,139 @@ fn decode_fory(data: &[u8], policy: Policy) -> Result<(Kind, Vec<Gf8>), ForyErro
 mod tests {
     use super::*;
 
+    /// The form found in `bytes` and everything the decoder would read.
+    fn sniff(bytes: &[u8]) -> (Sniffed, Vec<u8>) {
+        sniff_in(bytes, 1 << 20)
+    }
+
+    fn sniff_in(bytes: &[u8], limit: u64) -> (Sniffed, Vec<u8>) {
+        let counted = Counted {
+            inner: Box::new(io::Cursor::new(bytes.to_vec())),
+            count: Arc::default(),
+        };
+        // A tiny buffer, as a pipe delivering a few bytes at a time.
+        let (sniffed, mut stream) = match detect(BufReader::with_capacity(3, counted), limit) {
+            Ok(found) => found,
+            Err(DetectError::Io(e)) => panic!("{e}"),
+            Err(DetectError::TooLarge) => panic!("too large"),
+        };
+        let mut rest = Vec::new();
+        stream.read_to_end(&mut rest).unwrap();
+        (sniffed, rest)
+    }
+
     #[test]
     fn sniffing() {
-        assert_eq!(sniff(&file::MAGIC), Sniffed::Container);
-        assert_eq!(sniff(file::TEXT_MAGIC), Sniffed::Container);
+        assert_eq!(sniff(&file::MAGIC).0, Sniffed::Container);
+        assert_eq!(sniff(file::TEXT_MAGIC).0, Sniffed::Container);
         let mut flipped = file::MAGIC;
         flipped[0] = 0x01; // two bits off: damage, not a fory message
-        assert_eq!(sniff(&flipped), Sniffed::Container);
-        assert_eq!(sniff(b" [[1,0,0,0,0,0,0,0]]"), Sniffed::JsonArray);
-        assert_eq!(sniff(b"[\n  [1,0,0"), Sniffed::JsonArray);
-        assert_eq!(sniff(b"[]"), Sniffed::JsonArray);
-        assert_eq!(sniff(b"[1,0,0,0,0,0,0,0]\n"), Sniffed::JsonLines);
-        assert_eq!(sniff(b"\n[-0.5, 0.5"), Sniffed::JsonLines);
-        assert_eq!(sniff(&[0x01, 0xff, 27]), Sniffed::Fory);
-        assert_eq!(sniff(&[0x00]), Sniffed::Fory);
-        assert_eq!(sniff(b""), Sniffed::Container);
-        assert_eq!(sniff(b"PK\x03\x04"), Sniffed::Container);
+        assert_eq!(sniff(&flipped).0, Sniffed::Container);
+        assert_eq!(sniff(b" [[1,0,0,0,0,0,0,0]]").0, Sniffed::JsonArray);
+        assert_eq!(sniff(b"[\n  [1,0,0").0, Sniffed::JsonArray);
+        assert_eq!(sniff(b"[]").0, Sniffed::JsonArray);
+        assert_eq!(sniff(b"[").0, Sniffed::JsonArray);
+        assert_eq!(sniff(b"[1,0,0,0,0,0,0,0]\n").0, Sniffed::JsonLines);
+        assert_eq!(sniff(b"\n[-0.5, 0.5").0, Sniffed::JsonLines);
+        assert_eq!(sniff(&[0x01, 0xff, 27]).0, Sniffed::Fory);
+        assert_eq!(sniff(&[0x00]).0, Sniffed::Fory);
+        assert_eq!(sniff(b"").0, Sniffed::Container);
+        assert_eq!(sniff(b"  \n ").0, Sniffed::Container);
+        assert_eq!(sniff(b"PK\x03\x04").0, Sniffed::Container);
+    }
+
+    #[test]
+    fn nothing_read_for_detection_is_lost() {
+        let row = b"[1,0,0,0,0,0,0,0]\n";
+        for data in [
+            file::MAGIC.to_vec(),
+            file::TEXT_MAGIC.to_vec(),
+            b"[[1,0,0,0,0,0,0,0]]".to_vec(),
+            row.repeat(1000),
+            [0x01, 0xff, 0x1c, 0x00].to_vec(),
+            b"PK\x03\x04".to_vec(),
+        ] {
+            assert_eq!(sniff(&data).1, data);
+        }
+    }
+
+    #[test]
+    fn long_leading_whitespace_is_skipped_keeping_lines_and_columns() {
+        let row = b"[1,0,0,0,0,0,0,0]\n";
+        let mut data = b"\r\n".repeat(700);
+        data.extend_from_slice(b"\t  ");
+        data.extend_from_slice(row);
+        let (sniffed, seen) = sniff(&data);
+        assert_eq!(sniffed, Sniffed::JsonLines);
+        // Every line break kept, the last line's blanks as spaces.
+        let mut expect = b"\n".repeat(700);
+        expect.extend_from_slice(b"   ");
+        expect.extend_from_slice(row);
+        assert_eq!(seen, expect);
+        let mut data = b" ".repeat(7000);
+        data.extend_from_slice(b"[ \n\n [1,0,0,0,0,0,0,0]]");
+        let (sniffed, seen) = sniff(&data);
+        assert_eq!((sniffed, seen), (Sniffed::JsonArray, data));
+    }
+
+    #[test]
+    fn look_ahead_after_a_bracket_is_bounded() {
+        let mut data = b"[".to_vec();
+        data.extend_from_slice(&b" ".repeat(1 << 20));
+        data.push(b'[');
+        let counted = Counted {
+            inner: Box::new(io::Cursor::new(data)),
+            count: Arc::default(),
+        };
+        assert!(matches!(
+            detect(BufReader::new(counted), 1000),
+            Err(DetectError::TooLarge)
+        ));
+    }
+
+    #[test]
+    fn a_line_too_long_is_stopped_as_it_passes() {
+        let mut data = b"[1,0,0,0,0,0,0,0]\n\n[".to_vec();
+        data.extend_from_slice(&vec![b'0'; 10 * json::MAX_LINE_LEN]);
+        let counted = Counted {
+            inner: Box::new(io::Cursor::new(data)),
+            count: Arc::default(),
+        };
+        let (sniffed, mut stream) = match detect(BufReader::with_capacity(64, counted), 100) {
+            Ok(found) => found,
+            Err(_) => panic!("detection failed"),
+        };
+        assert_eq!(sniffed, Sniffed::JsonLines);
+        stream.guard = Some(LineGuard::default());
+        let mut reader = JsonLinesReader::new(stream, Policy::Strict);
+        assert!(reader.next().unwrap().is_ok());
+        let e = overlong(reader.next().unwrap().unwrap_err());
+        assert!(matches!(e, CodecError::LineTooLong { line: 3, .. }), "{e}");
+        let read = reader.into_inner().inner.into_inner().count;
+        assert!(read.load(Ordering::Relaxed) < 3 * json::MAX_LINE_LEN as u64);
     }
 
     #[test]
     fn fory_messages_of_each_type_are_recognized() {
         let v = Gf8::from_scalar(1.0).unwrap();
+        let vectors = |source: Source| match source {
+            Source::Memory { vectors, .. } => vectors,
+            Source::Codes { codes, .. } => codes.iter().map(|r| r.to_gf8()).collect(),
+            _ => panic!("not decoded"),
+        };
         let (kind, out) = decode_fory(&fory::encode_batch(&[v, Gf8::ZERO]), Policy::Strict)
             .ok()
             .unwrap();
-        assert_eq!((kind, out), (Kind::ForyBatch, vec![v, Gf8::ZERO]));
+        assert_eq!((kind, vectors(out)), (Kind::ForyBatch, vec![v, Gf8::ZERO]));
         let root = E8Root::new(200).unwrap();
         let (kind, out) = decode_fory(&fory::encode_codes(&[root]), Policy::Strict)
             .ok()
             .unwrap();
-        assert_eq!((kind, out), (Kind::ForyCodes, vec![root.to_gf8()]));
+        assert_eq!((kind, vectors(out)), (Kind::ForyCodes, vec![root.to_gf8()]));
         let (kind, out) = decode_fory(&fory::encode_gf8(v), Policy::Strict)
             .ok()
             .unwrap();
-        assert_eq!((kind, out), (Kind::ForyGf8, vec![v]));
+        assert_eq!((kind, vectors(out)), (Kind::ForyGf8, vec![v]));
         let mut other = fory::encode_batch(&[v]);
         other[1] ^= 0x40;
         assert!(matches!(
@@ -408,7 +922,50 @@ mod tests {
         let cut = &fory::encode_codes(&[root; 10])[..25];
         assert!(matches!(
             decode_fory(cut, Policy::Strict),
-            Err(ForyError::Decode(CodecError::UnexpectedEnd { .. }))
+            Err(ForyError::Decode(
+                Kind::ForyCodes,
+                CodecError::UnexpectedEnd { .. }
+            ))
         ));
+    }
+
+    #[test]
+    fn codes_are_expanded_one_chunk_at_a_time() {
+        let n = 2 * CHUNK + 5;
+        let roots: Vec<E8Root> = (0..n)
+            .map(|i| E8Root::new((i % 240) as u8).unwrap())
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.bin");
+        std::fs::write(&path, fory::encode_codes(&roots)).unwrap();
+        let mut input = Input::open(&path, Policy::Strict, 1 << 30).unwrap();
+        assert_eq!(input.kind(), Kind::ForyCodes);
+        let Source::Codes { codes, .. } = &input.source else {
+            panic!("codes are kept as codes");
+        };
+        assert_eq!(codes.len(), n);
+        let mut buf = Vec::new();
+        let mut lens = Vec::new();
+        while let Some(chunk) = input.read_chunk(&mut buf).unwrap() {
+            assert!(buf.capacity() < 2 * CHUNK, "one chunk of vectors at a time");
+            assert_eq!(buf[0], roots[chunk.first as usize].to_gf8());
+            lens.push(chunk.len);
+        }
+        assert_eq!(lens, [CHUNK, CHUNK, 5]);
+    }
+
+    #[test]
+    fn whole_reads_stop_at_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.json");
+        let row = "[1,0,0,0,0,0,0,0]";
+        std::fs::write(&path, format!("[{}]", [row; 100].join(","))).unwrap();
+        let e = Input::open(&path, Policy::Strict, 1000).err().unwrap();
+        assert_eq!(e.class, Class::TooLarge);
+        assert!(e.message.contains("--max-input-bytes"), "{}", e.message);
+        let mut input = Input::open(&path, Policy::Strict, 10_000).unwrap();
+        let mut buf = Vec::new();
+        assert_eq!(input.read_chunk(&mut buf).unwrap().unwrap().len, 100);
+        assert_eq!(input.bytes(), 1801);
     }
 }

@@ -12,16 +12,16 @@ mod interrupt;
 mod output;
 mod progress;
 mod stats;
+mod temp;
 
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
-use std::process::ExitCode;
 
 use clap::Parser;
 
 use crate::error::Class;
 
-fn main() -> ExitCode {
+fn main() {
     panic::set_hook(Box::new(|info| {
         let what = info
             .payload()
@@ -41,12 +41,20 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     interrupt::install();
     // Unwinding runs destructors, so temporary output files are removed.
-    match panic::catch_unwind(AssertUnwindSafe(|| cmd::run(cli))) {
-        Ok(Ok(())) => ExitCode::SUCCESS,
+    let result = panic::catch_unwind(AssertUnwindSafe(|| cmd::run(cli)));
+    // From here on a signal cannot start its own exit: the temporary file
+    // registry (empty by now) stays locked until the process ends.
+    let _registry = temp::remove_all();
+    let code = match result {
+        Ok(Ok(())) => 0,
+        // The reader of the output went away: quietly, like other tools.
+        Ok(Err(e)) if e.class == Class::BrokenPipe => e.code(),
         Ok(Err(e)) => {
             let _ = writeln!(std::io::stderr(), "hydron: error: {e}");
-            ExitCode::from(e.code())
+            e.code()
         }
-        Err(_) => ExitCode::from(Class::Internal.code()),
-    }
+        Err(_) => Class::Internal.code(),
+    };
+    let _ = std::io::stdout().flush();
+    std::process::exit(i32::from(code))
 }

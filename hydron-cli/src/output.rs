@@ -1,23 +1,30 @@
-//! [`Sink`]: an output file, written chunk by chunk and made visible only
-//! when complete.
+//! [`Sink`]: an output, written chunk by chunk.
 //!
-//! Container outputs go through [`FileWriter`], which writes a temporary
-//! file and renames it over the target. Plain outputs (a JSON array, an
-//! `E8Codes` message) do the same here through `tempfile`. Dropping a sink
-//! without [`finish`](Sink::finish) removes the temporary file and leaves
-//! the target as it was.
+//! A regular file (or a new path) is written to a hidden temporary file next
+//! to it (see [`crate::temp`]) and renamed over it only when complete, after
+//! everything that can fail has happened: [`Sink::finish`] completes and
+//! flushes the data, the caller prints its report, then [`Done::commit`]
+//! renames. Dropping a sink or a [`Done`] removes the temporary file and
+//! leaves the target as it was.
+//!
+//! Anything else at the output path (a character device such as
+//! `/dev/null`, a FIFO, a socket, `/dev/stdout`) and `-` (standard output)
+//! is written to directly, as it goes, and never replaced.
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use hydron_codec::file::{FileOptions, FileWriter, Format};
+use hydron_codec::file::{Encoder, FileOptions, Format};
 use hydron_codec::{fory, json, CodecError};
 use hydron_core::{batch, E8Root, Gf8, Gf8Error};
-use tempfile::NamedTempFile;
 
 use crate::error::{Class, CliError};
+use crate::temp::{self, TempFile};
+
+/// The write buffer.
+const BUFFER_LEN: usize = 1 << 16;
 
 /// The forms hydron writes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
@@ -45,23 +52,149 @@ impl OutFormat {
     }
 }
 
+/// The output file, counting the bytes written to it.
+struct Written {
+    file: File,
+    bytes: u64,
+}
+
+impl Write for Written {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+type Out = BufWriter<Written>;
+
 enum Inner {
-    Container(FileWriter),
+    Container(Encoder<Out>),
     Json {
-        out: BufWriter<NamedTempFile>,
+        out: Out,
         row: Vec<u8>,
     },
+    /// The codes are held (one byte per vector) until the end: the message
+    /// starts with their count.
     Codes {
-        temp: NamedTempFile,
-        codes: Vec<E8Root>,
+        out: Out,
+        codes: Vec<u8>,
     },
 }
 
-/// An output file being written.
+/// Where the bytes go.
+enum Place {
+    /// A temporary file, renamed over the target when done.
+    Temp(TempFile),
+    /// The target itself (standard output, a device, a FIFO, a socket).
+    Direct {
+        /// Whether it is this process's standard output.
+        stdout: bool,
+    },
+}
+
+/// An output being written.
 pub struct Sink {
     target: PathBuf,
-    inner: Inner,
+    place: Place,
+    /// `None` once a write failed.
+    inner: Option<Inner>,
     vectors: u64,
+}
+
+/// An output completely written and flushed, not yet in place.
+pub struct Done {
+    target: PathBuf,
+    temp: Option<TempFile>,
+    size: u64,
+}
+
+impl Done {
+    /// The size of the output in bytes.
+    #[inline]
+    #[must_use]
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Moves a temporary file into place (nothing to do for a direct
+    /// output).
+    pub fn commit(self) -> Result<(), CliError> {
+        if let Some(temp) = self.temp {
+            temp.commit(&self.target)?;
+            sync_dir(&self.target);
+        }
+        Ok(())
+    }
+}
+
+/// How an output path is written.
+enum Route {
+    /// Through a temporary file renamed over it.
+    Replace,
+    /// Directly, opened for writing (`-` opens nothing).
+    Direct,
+}
+
+/// Decides how `path` is written: `-` and anything that is not a regular
+/// file (after following symbolic links) directly; a regular file or a
+/// new path through a temporary file. A symbolic link under `/dev` or
+/// `/proc` (`/dev/stdout`, `/proc/self/fd/1`) is written directly even
+/// when it leads to a regular file: it names an open file, not a place.
+fn route(path: &Path) -> Result<Route, CliError> {
+    if path.as_os_str() == "-" {
+        return Ok(Route::Direct);
+    }
+    let link = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Route::Replace),
+        Err(e) => return Err(CliError::io(path, &e)),
+    };
+    let meta = if link.file_type().is_symlink() {
+        if path.starts_with("/dev") || path.starts_with("/proc") {
+            return Ok(Route::Direct);
+        }
+        match std::fs::metadata(path) {
+            Ok(m) => m,
+            // A dangling link: replaced by the new file.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Route::Replace),
+            Err(e) => return Err(CliError::io(path, &e)),
+        }
+    } else {
+        link
+    };
+    if meta.is_dir() {
+        Err(CliError::new(
+            Class::Io,
+            format!("{}: is a directory", path.display()),
+        ))
+    } else if meta.is_file() {
+        Ok(Route::Replace)
+    } else {
+        Ok(Route::Direct)
+    }
+}
+
+/// A handle on standard output if `file` is the same file (`/dev/stdout`,
+/// `/proc/self/fd/1`).
+fn stdout_if_same(file: &File) -> Option<File> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let out = File::from(io::stdout().as_fd().try_clone_to_owned().ok()?);
+        let (a, b) = (out.metadata().ok()?, file.metadata().ok()?);
+        (a.dev() == b.dev() && a.ino() == b.ino()).then_some(out)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        None
+    }
 }
 
 impl Sink {
@@ -72,26 +205,58 @@ impl Sink {
         format: OutFormat,
         chunk_vectors: Option<u32>,
     ) -> Result<Sink, CliError> {
-        if path.is_dir() {
-            return Err(CliError::new(
-                Class::Io,
-                format!("{}: is a directory", path.display()),
-            ));
-        }
+        let (file, place) = match route(path)? {
+            Route::Replace => {
+                let (temp, file) = TempFile::create(path)?;
+                (file, Place::Temp(temp))
+            }
+            Route::Direct if path.as_os_str() == "-" => {
+                #[cfg(unix)]
+                let file = {
+                    use std::os::fd::AsFd;
+                    io::stdout()
+                        .as_fd()
+                        .try_clone_to_owned()
+                        .map(File::from)
+                        .map_err(|e| CliError::io(path, &e))?
+                };
+                #[cfg(not(unix))]
+                let file = return Err(CliError::new(
+                    Class::Io,
+                    "`-` (standard output) as an output is supported on unix only",
+                ));
+                (file, Place::Direct { stdout: true })
+            }
+            Route::Direct => {
+                // No create, no truncate: the file is there and is not a
+                // regular file. Waits for a reader if it is a FIFO.
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| CliError::io(path, &e))?;
+                match stdout_if_same(&file) {
+                    // `/dev/stdout`: write through the inherited
+                    // descriptor, keeping its offset and append mode.
+                    Some(out) => (out, Place::Direct { stdout: true }),
+                    None => (file, Place::Direct { stdout: false }),
+                }
+            }
+        };
+        let out = BufWriter::with_capacity(BUFFER_LEN, Written { file, bytes: 0 });
         let mut options = FileOptions::new();
         if let Some(n) = chunk_vectors {
             options = options.chunk_vectors(n);
         }
-        let container = |f: Format| {
-            FileWriter::create(path, f, options)
+        let container = |out, f| {
+            Encoder::new(out, f, options)
                 .map(Inner::Container)
                 .map_err(|e| CliError::codec(path, &e))
         };
         let inner = match format {
-            OutFormat::Fory => container(Format::Fory)?,
-            OutFormat::Jsonl => container(Format::JsonLines)?,
+            OutFormat::Fory => container(out, Format::Fory)?,
+            OutFormat::Jsonl => container(out, Format::JsonLines)?,
             OutFormat::Json => {
-                let mut out = BufWriter::with_capacity(1 << 16, temp_file(path)?);
+                let mut out = out;
                 out.write_all(b"[").map_err(|e| CliError::io(path, &e))?;
                 Inner::Json {
                     out,
@@ -99,21 +264,44 @@ impl Sink {
                 }
             }
             OutFormat::Codes => Inner::Codes {
-                temp: temp_file(path)?,
+                out,
                 codes: Vec::new(),
             },
         };
         Ok(Sink {
             target: path.to_path_buf(),
-            inner,
+            place,
+            inner: Some(inner),
             vectors: 0,
         })
     }
 
+    /// Whether the output is this process's standard output (reports then
+    /// go to standard error).
+    #[inline]
+    #[must_use]
+    pub fn is_stdout(&self) -> bool {
+        matches!(self.place, Place::Direct { stdout: true })
+    }
+
     /// Appends vectors (for the codes form, their nearest E8 roots).
     pub fn write(&mut self, vectors: &[Gf8]) -> Result<(), CliError> {
+        if let Some(Inner::Codes { .. }) = self.inner {
+            let roots = batch::nearest_roots(vectors);
+            return self.write_roots(&roots);
+        }
+        let result = self.write_vectors(vectors);
+        if result.is_err() {
+            // Spent: nothing more is written, and the output is not kept.
+            self.inner = None;
+        }
+        result
+    }
+
+    fn write_vectors(&mut self, vectors: &[Gf8]) -> Result<(), CliError> {
         let target = &self.target;
-        match &mut self.inner {
+        let first = self.vectors;
+        match self.inner.as_mut().ok_or_else(|| spent(target))? {
             Inner::Container(w) => w.write(vectors).map_err(|e| CliError::codec(target, &e))?,
             Inner::Json { out, row } => {
                 row.clear();
@@ -126,22 +314,19 @@ impl Sink {
                         return Err(CliError::codec(
                             target,
                             &CodecError::InvalidVector {
-                                index: self.vectors + i as u64,
+                                index: first + i as u64,
                                 error,
                             },
                         ));
                     }
-                    if self.vectors > 0 || i > 0 {
+                    if first > 0 || i > 0 {
                         row.push(b',');
                     }
                     row.extend_from_slice(&json::gf8_to_vec(*v));
                 }
                 out.write_all(row).map_err(|e| CliError::io(target, &e))?;
             }
-            Inner::Codes { .. } => {
-                let roots = batch::nearest_roots(vectors);
-                return self.write_roots(&roots);
-            }
+            Inner::Codes { .. } => unreachable!("codes are written by write_roots"),
         }
         self.vectors += vectors.len() as u64;
         Ok(())
@@ -150,24 +335,38 @@ impl Sink {
     /// Appends E8 root codes (codes form only; other forms write the roots
     /// as vectors).
     pub fn write_roots(&mut self, roots: &[E8Root]) -> Result<(), CliError> {
-        if let Inner::Codes { codes, .. } = &mut self.inner {
-            let total = codes.len() + roots.len();
-            if total > fory::MAX_CODES_LEN {
-                return Err(CliError::codec(
-                    &self.target,
-                    &CodecError::TooLarge {
+        let target = &self.target;
+        match self.inner.as_mut() {
+            Some(Inner::Codes { codes, .. }) => {
+                let total = codes.len() + roots.len();
+                if total > fory::MAX_CODES_LEN {
+                    let e = CodecError::TooLarge {
                         length: total as u64,
                         limit: fory::MAX_CODES_LEN as u64,
                         what: "an E8Codes message",
-                    },
-                ));
+                    };
+                    self.inner = None;
+                    return Err(CliError::codec(target, &e));
+                }
+                if let Err(e) = codes.try_reserve(roots.len()) {
+                    self.inner = None;
+                    return Err(CliError::new(
+                        Class::TooLarge,
+                        format!(
+                            "{}: cannot hold {total} codes in memory: {e}",
+                            target.display()
+                        ),
+                    ));
+                }
+                codes.extend(roots.iter().map(|r| r.code()));
+                self.vectors += roots.len() as u64;
+                Ok(())
             }
-            codes.extend_from_slice(roots);
-            self.vectors += roots.len() as u64;
-            Ok(())
-        } else {
-            let vectors: Vec<Gf8> = roots.iter().map(|r| r.to_gf8()).collect();
-            self.write(&vectors)
+            Some(_) => {
+                let vectors: Vec<Gf8> = roots.iter().map(|r| r.to_gf8()).collect();
+                self.write(&vectors)
+            }
+            None => Err(spent(target)),
         }
     }
 
@@ -178,90 +377,77 @@ impl Sink {
         self.vectors
     }
 
-    /// Completes the file and moves it into place; returns its size.
-    pub fn finish(self) -> Result<u64, CliError> {
-        let target = self.target;
+    /// Completes the data and flushes it (to disk, for a temporary file);
+    /// the output is not in place until [`Done::commit`].
+    pub fn finish(mut self) -> Result<Done, CliError> {
+        let target = std::mem::take(&mut self.target);
         let io = |e: io::Error| CliError::io(&target, &e);
-        match self.inner {
+        let inner = self.inner.take().ok_or_else(|| spent(&target))?;
+        let out = match inner {
             Inner::Container(w) => w.finish().map_err(|e| CliError::codec(&target, &e))?,
             Inner::Json { mut out, .. } => {
                 out.write_all(b"]").map_err(io)?;
-                let temp = out.into_inner().map_err(|e| io(e.into_error()))?;
-                commit(temp, &target)?;
+                out
             }
-            Inner::Codes { temp, codes } => {
-                let bytes =
-                    fory::try_encode_codes(&codes).map_err(|e| CliError::codec(&target, &e))?;
-                drop(codes);
-                let mut out = BufWriter::with_capacity(1 << 16, temp);
-                out.write_all(&bytes).map_err(io)?;
-                let temp = out.into_inner().map_err(|e| io(e.into_error()))?;
-                commit(temp, &target)?;
+            Inner::Codes { mut out, codes } => {
+                let head = codes_head(codes.len());
+                out.write_all(&head).map_err(io)?;
+                out.write_all(&codes).map_err(io)?;
+                out
             }
+        };
+        let out = out.into_inner().map_err(|e| io(e.into_error()))?;
+        let place = std::mem::replace(&mut self.place, Place::Direct { stdout: false });
+        let temp = match place {
+            Place::Temp(temp) => {
+                out.file.sync_all().map_err(io)?;
+                Some(temp)
+            }
+            Place::Direct { .. } => None,
+        };
+        Ok(Done {
+            target,
+            temp,
+            size: out.bytes,
+        })
+    }
+}
+
+fn spent(target: &Path) -> CliError {
+    CliError::new(
+        Class::Io,
+        format!(
+            "{}: an earlier write failed, so the output was not completed",
+            target.display()
+        ),
+    )
+}
+
+/// The bytes of an `E8Codes` message before its `n` codes: the fory
+/// framing (what the codec writes before the codes of an empty message)
+/// and the count as a varuint32. `n` is at most [`fory::MAX_CODES_LEN`].
+fn codes_head(n: usize) -> Vec<u8> {
+    let mut head = fory::encode_codes(&[]);
+    // The empty message ends with its count, 0, in one byte.
+    head.pop();
+    let mut n = n as u64;
+    loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            head.push(byte);
+            return head;
         }
-        let size = std::fs::metadata(&target).map_err(io)?.len();
-        Ok(size)
+        head.push(byte | 0x80);
     }
-}
-
-/// A new hidden temporary file next to `target`, with the permissions a
-/// new file normally gets (tempfile's default is owner-only).
-fn temp_file(target: &Path) -> Result<NamedTempFile, CliError> {
-    let name = target.file_name().ok_or_else(|| {
-        CliError::new(
-            Class::Io,
-            format!("{}: does not name a file", target.display()),
-        )
-    })?;
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut prefix = std::ffi::OsString::from(".");
-    prefix.push(name);
-    prefix.push(".");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // The process umask applies, as for any new file.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    builder.tempfile_in(&dir).map_err(|e| {
-        CliError::new(
-            Class::Io,
-            format!(
-                "{}: cannot create a temporary file in {}: {e}",
-                target.display(),
-                dir.display()
-            ),
-        )
-    })
-}
-
-/// Flushes a finished temporary file to disk and renames it over `target`.
-fn commit(temp: NamedTempFile, target: &Path) -> Result<(), CliError> {
-    temp.as_file()
-        .sync_all()
-        .map_err(|e| CliError::io(target, &e))?;
-    temp.persist(target)
-        .map_err(|e| CliError::io(target, &e.error))?;
-    sync_dir(target);
-    Ok(())
 }
 
 /// Flushes the directory entry of the rename, where the platform allows.
 fn sync_dir(target: &Path) {
     #[cfg(unix)]
-    if let Some(dir) = target.parent() {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
+    {
         // Best effort: the data itself is already on disk.
-        let _ = File::open(dir).and_then(|d| d.sync_all());
+        let _ = File::open(temp::dir_of(target)).and_then(|d| d.sync_all());
     }
     #[cfg(not(unix))]
     let _ = target;
@@ -280,7 +466,9 @@ mod tests {
         sink.write(&vs[..2]).unwrap();
         sink.write(&[]).unwrap();
         sink.write(&vs[2..]).unwrap();
-        sink.finish().unwrap();
+        let done = sink.finish().unwrap();
+        assert!(!path.exists(), "not in place before commit");
+        done.commit().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), json::to_vec(&vs));
     }
 
@@ -297,6 +485,10 @@ mod tests {
             let mut sink = Sink::create(&path, format, None).unwrap();
             sink.write(&[Gf8::ZERO]).unwrap();
             drop(sink);
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+            let mut sink = Sink::create(&path, format, None).unwrap();
+            sink.write(&[Gf8::ZERO]).unwrap();
+            drop(sink.finish().unwrap());
             assert_eq!(
                 std::fs::read_dir(dir.path()).unwrap().count(),
                 0,
@@ -313,8 +505,33 @@ mod tests {
         let mut sink = Sink::create(&path, OutFormat::Codes, None).unwrap();
         sink.write(&[v, -v]).unwrap();
         assert_eq!(sink.vectors(), 2);
-        sink.finish().unwrap();
+        let done = sink.finish().unwrap();
+        assert_eq!(done.size(), 24);
+        done.commit().unwrap();
         let codes = fory::decode_codes(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(codes, [v.nearest_root(), (-v).nearest_root()]);
+    }
+
+    #[test]
+    fn the_codes_head_is_the_codecs_framing() {
+        for n in [0usize, 1, 127, 128, 300, 16_384, 70_000] {
+            let roots = vec![E8Root::new(7).unwrap(); n];
+            let mut bytes = codes_head(n);
+            bytes.extend(roots.iter().map(|r| r.code()));
+            assert_eq!(bytes, fory::encode_codes(&roots), "{n}");
+        }
+    }
+
+    #[test]
+    fn devices_and_fifos_are_written_directly_files_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(route(Path::new("-")), Ok(Route::Direct)));
+        assert!(matches!(route(Path::new("/dev/null")), Ok(Route::Direct)));
+        assert!(matches!(route(Path::new("/dev/stdout")), Ok(Route::Direct)));
+        assert!(matches!(route(&dir.path().join("new")), Ok(Route::Replace)));
+        let file = dir.path().join("old");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(matches!(route(&file), Ok(Route::Replace)));
+        assert!(route(dir.path()).is_err());
     }
 }

@@ -191,6 +191,7 @@ fn inspect_reports_format_counts_checksums_and_summary() {
     let v = stdout_json(hydron().arg("inspect").arg(&path).arg("--json"));
     assert_eq!(v["format"], "container-fory");
     assert_eq!(v["version"], 1);
+    assert_eq!(v["chunk_vectors"], 100);
     assert_eq!(v["vectors"], 250);
     assert_eq!(v["chunks"], 3);
     assert_eq!(v["checksums"], "ok");
@@ -214,7 +215,7 @@ fn inspect_reports_format_counts_checksums_and_summary() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "hydron container, fory binary, version 1",
+            "hydron container, fory binary, version 1, up to 100 vectors per chunk",
         ))
         .stdout(predicate::str::contains("250 in 3 chunks"))
         .stdout(predicate::str::contains("checksums:  ok"));

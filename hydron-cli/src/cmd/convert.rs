@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use hydron_codec::Policy;
 
-use super::{bytes, print};
+use super::{bytes, report_and_commit};
 use crate::cli::ConvertArgs;
 use crate::error::CliError;
 use crate::input::Input;
@@ -14,15 +14,16 @@ use crate::progress;
 
 /// Streams the input to the output chunk by chunk (constant memory for
 /// container and JSON Lines inputs and container and JSON outputs). On any
-/// error the output file is not created, or is left as it was.
-pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
+/// error, the report on standard output included, a regular output file is
+/// not created, or is left as it was.
+pub fn run(args: &ConvertArgs, limit: u64) -> Result<(), CliError> {
     let started = Instant::now();
     let policy = if args.renormalize {
         Policy::Renormalize
     } else {
         Policy::Strict
     };
-    let mut input = Input::open(&args.input, policy)?;
+    let mut input = Input::open(&args.input, policy, limit)?;
     let mut sink = Sink::create(&args.output, args.to, args.chunk_vectors)?;
     let bar = progress::vectors(input.expected_vectors(), "convert");
     let mut buf = Vec::new();
@@ -33,8 +34,10 @@ pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
     }
     bar.finish_and_clear();
     let vectors = sink.vectors();
-    let size = sink.finish()?;
-    print(&format!(
+    let to_stderr = sink.is_stdout();
+    let done = sink.finish()?;
+    let size = done.size();
+    let report = format!(
         "converted {vectors} vectors in {:.2} s\n  from {} ({}, {})\n  to   {} ({}, {})\n",
         started.elapsed().as_secs_f64(),
         args.input.display(),
@@ -43,5 +46,6 @@ pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
         args.output.display(),
         args.to.describe(),
         bytes(size),
-    ))
+    );
+    report_and_commit(done, to_stderr, &report)
 }

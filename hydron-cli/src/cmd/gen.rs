@@ -7,7 +7,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
-use super::{bytes, print};
+use super::{bytes, report_and_commit};
 use crate::cli::GenArgs;
 use crate::error::CliError;
 use crate::input::CHUNK;
@@ -35,15 +35,18 @@ pub fn run(args: &GenArgs) -> Result<(), CliError> {
         bar.inc(take);
     }
     bar.finish_and_clear();
-    let size = sink.finish()?;
-    print(&format!(
+    let to_stderr = sink.is_stdout();
+    let done = sink.finish()?;
+    let size = done.size();
+    let report = format!(
         "wrote {} random unit vectors (seed {seed}) in {:.2} s\n  to {} ({}, {})\n",
         args.n,
         started.elapsed().as_secs_f64(),
         args.output.display(),
         args.format.describe(),
         bytes(size),
-    ))
+    );
+    report_and_commit(done, to_stderr, &report)
 }
 
 /// One random unit vector; Gaussian samples too close to zero to normalize

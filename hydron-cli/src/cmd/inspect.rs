@@ -2,7 +2,6 @@
 
 use std::fmt::Write as _;
 
-use hydron_codec::file::VERSION;
 use serde_json::json;
 
 use super::scan::{scan, Scan};
@@ -13,8 +12,8 @@ use crate::input::Kind;
 
 /// Describes the file; fails (after printing what it found) only if the
 /// file cannot be read to its end.
-pub fn run(args: &InspectArgs) -> Result<(), CliError> {
-    let s = scan(&args.file, 0, "inspect");
+pub fn run(args: &InspectArgs, limit: u64) -> Result<(), CliError> {
+    let s = scan(&args.file, 0, limit, "inspect");
     if args.json {
         print_json(&to_json(args, &s))?;
     } else {
@@ -26,12 +25,6 @@ pub fn run(args: &InspectArgs) -> Result<(), CliError> {
     }
 }
 
-/// The container version: the reader accepts only this one, so a file it
-/// opened has it.
-fn version(kind: Option<Kind>) -> Option<u16> {
-    matches!(kind, Some(Kind::Container(_))).then_some(VERSION)
-}
-
 fn to_json(args: &InspectArgs, s: &Scan) -> serde_json::Value {
     let m = &s.summary;
     json!({
@@ -39,7 +32,8 @@ fn to_json(args: &InspectArgs, s: &Scan) -> serde_json::Value {
         "bytes": s.bytes,
         "format": s.kind.map(Kind::name),
         "format_description": s.kind.map(Kind::describe),
-        "version": version(s.kind),
+        "version": s.header.map(|h| h.0),
+        "chunk_vectors": s.header.map(|h| h.1),
         "complete": s.complete(),
         "vectors": s.vectors,
         "chunks": matches!(s.kind, Some(Kind::Container(_))).then_some(s.chunks),
@@ -64,12 +58,16 @@ fn to_text(args: &InspectArgs, s: &Scan) -> String {
         let _ = writeln!(t, "size:       {}", bytes(n));
     }
     let Some(kind) = s.kind else {
-        let _ = writeln!(t, "format:     unknown (the file could not be opened)");
+        let _ = writeln!(t, "format:     unknown (see the error below)");
         return t;
     };
-    match version(Some(kind)) {
-        Some(v) => {
-            let _ = writeln!(t, "format:     {}, version {v}", kind.describe());
+    match s.header {
+        Some((version, chunk)) => {
+            let _ = writeln!(
+                t,
+                "format:     {}, version {version}, up to {chunk} vectors per chunk",
+                kind.describe()
+            );
         }
         None => {
             let _ = writeln!(t, "format:     {}", kind.describe());

@@ -11,16 +11,31 @@ use std::io::Write;
 
 use crate::cli::{Cli, Command};
 use crate::error::{Class, CliError};
+use crate::output::Done;
 
 /// Runs the command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
+    let limit = cli.max_input_bytes;
     match cli.command {
-        Command::Inspect(args) => inspect::run(&args),
-        Command::Validate(args) => validate::run(&args),
-        Command::Convert(args) => convert::run(&args),
-        Command::Quantize(args) => quantize::run(&args),
+        Command::Inspect(args) => inspect::run(&args, limit),
+        Command::Validate(args) => validate::run(&args, limit),
+        Command::Convert(args) => convert::run(&args, limit),
+        Command::Quantize(args) => quantize::run(&args, limit),
         Command::Gen(args) => gen::run(&args),
     }
+}
+
+/// Prints the report of a command that wrote `sink`'s output, then moves
+/// the output into place: a report that cannot be printed fails the
+/// command before the output replaces anything. When the output is
+/// standard output, the report goes to standard error.
+pub(crate) fn report_and_commit(done: Done, to_stderr: bool, report: &str) -> Result<(), CliError> {
+    if to_stderr {
+        let _ = std::io::stderr().write_all(report.as_bytes());
+    } else {
+        print(report)?;
+    }
+    done.commit()
 }
 
 /// Writes `text` to standard output.
@@ -28,7 +43,12 @@ pub(crate) fn print(text: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| CliError::new(Class::Io, format!("cannot write to standard output: {e}")))
+        .map_err(|e| {
+            CliError::new(
+                Class::of_io(&e),
+                format!("cannot write to standard output: {e}"),
+            )
+        })
 }
 
 /// Prints a JSON value on one line of standard output.

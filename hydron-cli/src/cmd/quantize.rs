@@ -5,7 +5,7 @@ use std::time::Instant;
 use hydron_codec::Policy;
 use hydron_core::batch;
 
-use super::{bytes, print, warn};
+use super::{bytes, report_and_commit, warn};
 use crate::cli::QuantizeArgs;
 use crate::error::CliError;
 use crate::input::Input;
@@ -24,9 +24,9 @@ struct Angles {
 
 /// Writes the nearest E8 root of every vector as one `E8Codes` message and
 /// reports the mean and largest angle between a vector and its root.
-pub fn run(args: &QuantizeArgs) -> Result<(), CliError> {
+pub fn run(args: &QuantizeArgs, limit: u64) -> Result<(), CliError> {
     let started = Instant::now();
-    let mut input = Input::open(&args.input, Policy::Strict)?;
+    let mut input = Input::open(&args.input, Policy::Strict, limit)?;
     let mut sink = Sink::create(&args.output, OutFormat::Codes, None)?;
     let bar = progress::vectors(input.expected_vectors(), "quantize");
     let mut angles = Angles::default();
@@ -53,7 +53,9 @@ pub fn run(args: &QuantizeArgs) -> Result<(), CliError> {
     }
     bar.finish_and_clear();
     let vectors = sink.vectors();
-    let size = sink.finish()?;
+    let to_stderr = sink.is_stdout();
+    let done = sink.finish()?;
+    let size = done.size();
     let mut report = format!(
         "quantized {vectors} vectors to E8 root codes in {:.2} s\n  from {} ({})\n  to   {} ({}, {})\n",
         started.elapsed().as_secs_f64(),
@@ -77,7 +79,7 @@ pub fn run(args: &QuantizeArgs) -> Result<(), CliError> {
         ));
     }
     report.push_str(&format!("zero vectors: {zero}\n"));
-    print(&report)?;
+    report_and_commit(done, to_stderr, &report)?;
     if zero > 0 {
         warn(&format!(
             "{zero} zero vectors have no direction, so their codes (0 for +0.0 coordinates) carry no information"

@@ -34,8 +34,10 @@ impl Problem {
 pub struct Scan {
     /// The form, once known.
     pub kind: Option<Kind>,
-    /// The file size, once known.
+    /// The file size, once known (for a pipe, the bytes read).
     pub bytes: Option<u64>,
+    /// A container's version and chunk size, from its header.
+    pub header: Option<(u16, u32)>,
     /// Vectors and chunks read (up to an error).
     pub vectors: u64,
     pub chunks: u64,
@@ -70,10 +72,11 @@ impl Scan {
 
 /// Reads `path` to the end or the first structural error, keeping at most
 /// `max_problems` invalid vectors.
-pub fn scan(path: &Path, max_problems: usize, what: &'static str) -> Scan {
+pub fn scan(path: &Path, max_problems: usize, limit: u64, what: &'static str) -> Scan {
     let mut scan = Scan {
         kind: None,
         bytes: None,
+        header: None,
         vectors: 0,
         chunks: 0,
         summary: Summary::default(),
@@ -82,7 +85,7 @@ pub fn scan(path: &Path, max_problems: usize, what: &'static str) -> Scan {
     };
     // Trusted: invalid vectors are read as they are and reported here, all
     // of them, instead of stopping the reader at the first.
-    let mut input = match Input::open(path, Policy::Trusted) {
+    let mut input = match Input::open(path, Policy::Trusted, limit) {
         Ok(input) => input,
         Err(e) => {
             scan.error = Some(e);
@@ -90,7 +93,7 @@ pub fn scan(path: &Path, max_problems: usize, what: &'static str) -> Scan {
         }
     };
     scan.kind = Some(input.kind());
-    scan.bytes = Some(input.bytes());
+    scan.header = input.container_header();
     let bar = progress::vectors(input.expected_vectors(), what);
     let mut buf = Vec::new();
     loop {
@@ -123,6 +126,8 @@ pub fn scan(path: &Path, max_problems: usize, what: &'static str) -> Scan {
         }
     }
     bar.finish_and_clear();
+    // Known at the end for a pipe (the bytes read).
+    scan.bytes = Some(input.bytes());
     scan.vectors = input.vectors_read();
     scan.chunks = input.chunks_read();
     scan

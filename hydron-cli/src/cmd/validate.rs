@@ -7,14 +7,14 @@ use serde_json::json;
 use super::scan::{scan, Scan};
 use super::{print, print_json};
 use crate::cli::ValidateArgs;
-use crate::error::{Class, CliError};
+use crate::error::{Class, CliError, Place};
 use crate::input::Kind;
 
 /// Checks the whole file: exit 0 if every checksum matches and every
 /// vector is valid; otherwise lists what is wrong and where, and fails with
 /// the class of the first structural error, or [`Class::Invalid`].
-pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
-    let s = scan(&args.file, args.max_problems, "validate");
+pub fn run(args: &ValidateArgs, limit: u64) -> Result<(), CliError> {
+    let s = scan(&args.file, args.max_problems, limit, "validate");
     let failure = verdict(args, &s);
     if args.json {
         let mut v = to_json(args, &s);
@@ -41,17 +41,23 @@ fn verdict(args: &ValidateArgs, s: &Scan) -> Option<CliError> {
         });
     }
     let invalid = s.summary.invalid;
-    let first = s.problems.first()?;
+    if invalid == 0 {
+        return None;
+    }
+    // Invalid data fails however many problems are listed (0 included).
+    let (first, place) = match s.problems.first() {
+        Some(p) => (format!("; the first is {}", p.describe()), p.place),
+        None => (String::new(), Place::default()),
+    };
     Some(CliError {
         class: Class::Invalid,
         message: format!(
-            "{}: {invalid} of {} vectors {} invalid; the first is {}",
+            "{}: {invalid} of {} vectors {} invalid{first}",
             args.file.display(),
             s.vectors,
             if invalid == 1 { "is" } else { "are" },
-            first.describe()
         ),
-        place: Box::new(first.place),
+        place: Box::new(place),
     })
 }
 
