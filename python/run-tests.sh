@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# The Python interop tests of hydron, both ways. Usage: bash python/run-tests.sh
+# The Python tests of hydron, and the interop tests both ways.
+# Usage: bash python/run-tests.sh
 #
 # 1. Creates python/.venv (first run) and installs python/requirements.txt
-#    (again only when that file changes).
-# 2. Rust writes messages and files (examples/interop_write.rs) into a fresh
+#    (again only when that file changes): maturin, pyfory, numpy, pytest,
+#    hypothesis, mypy.
+# 2. Builds the native module (hydron-py) in release mode into the venv with
+#    `maturin develop --release` (cargo rebuilds only what changed).
+# 3. Checks that the type stubs match the module (mypy's stubtest).
+# 4. Rust writes messages and files (examples/interop_write.rs) into a fresh
 #    directory under target/.
-# 3. pytest (python/tests and the doctests of python/hydron) decodes them,
-#    and writes its own into another directory.
-# 4. Rust decodes what Python wrote (tests/python_interop.rs).
+# 5. pytest (python/tests, the doctests of python/hydron and of the native
+#    module) decodes them with hydron and with stock pyfory, and writes its
+#    own (with both) into another directory.
+# 6. Rust decodes what Python wrote (tests/python_interop.rs).
 #
 # Exits non-zero on any failure; the work directory is kept then, and removed
 # on success. Needs only cargo, Python >= 3.11 (python3.11, or $PYTHON) and pip.
@@ -51,6 +57,19 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   "$py" -m pip install --quiet --disable-pip-version-check -r python/requirements.txt
   echo "$want" >"$stamp"
 fi
+
+step "maturin develop --release: the native module into python/.venv"
+(
+  cd python
+  VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" "$venv/bin/maturin" develop --release --quiet
+)
+
+step "stubtest: python/hydron/_hydron.pyi matches the native module"
+(
+  cd python
+  MYPY_CACHE_DIR="$root/target/mypy-cache" "$py" -m mypy.stubtest hydron._hydron \
+    --allowlist tests/stubtest-allowlist.txt
+)
 
 mkdir -p "$root/target"
 work="$(mktemp -d "$root/target/python-interop.XXXXXX")"
