@@ -78,11 +78,16 @@ mkdir "$work/rust" "$work/python"
 step "Rust writes (examples/interop_write.rs) into $work/rust"
 cargo run --quiet --example interop_write --features fory,json -- "$work/rust"
 
+step "cargo build -p hydron-cli (the property test compares Python with it)"
+cargo build --quiet -p hydron-cli
+cli="$(cargo metadata --format-version 1 --no-deps 2>/dev/null |
+  "$py" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/debug/hydron"
+
 step "pytest: Python reads what Rust wrote, writes into $work/python"
 (
   cd python
   HYDRON_RUST_DIR="$work/rust" HYDRON_PY_DIR="$work/python" HYDRON_REQUIRE_INTEROP=1 \
-    "$py" -m pytest -q
+    HYDRON_CLI="$cli" "$py" -m pytest -q
 )
 
 step "Rust reads what Python wrote (tests/python_interop.rs)"

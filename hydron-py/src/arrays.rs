@@ -34,7 +34,7 @@ impl Vectors<'_> {
     pub fn arrays(&self) -> &[[f32; 8]] {
         match self {
             Vectors::Borrowed(a) => {
-                // `extract` checked the array is C-contiguous with 8 columns.
+                // `vectors` checked the array is C-contiguous with 8 columns.
                 a.as_slice().map_or(&[], |s| bytemuck::cast_slice(s))
             }
             Vectors::Owned(v) => v,
@@ -102,8 +102,11 @@ pub fn vectors<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vectors<'py
             shape_text(shape)
         )));
     }
+    // C order only: `as_slice` also accepts Fortran order, whose memory
+    // order is not row by row.
+    let c_order = arr.is_c_contiguous();
     let arr = arr.cast::<PyArray2<f32>>()?.try_readonly()?;
-    if arr.as_slice().is_ok() {
+    if c_order && arr.as_slice().is_ok() {
         return Ok(Vectors::Borrowed(arr));
     }
     let copy: Vec<[f32; 8]> = arr
@@ -237,7 +240,9 @@ pub fn codes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
                 err.value(py).setattr("code", c)?;
                 err.value(py).setattr(
                     "args",
-                    (format!("vector {i}: E8 root code {c} is out of range (0..240)"),),
+                    (format!(
+                        "vector {i}: E8 root code {c} is out of range (0..240)"
+                    ),),
                 )?;
                 return Err(err);
             }

@@ -248,4 +248,3 @@ fn text_data<'py>(obj: &Bound<'py, PyAny>) -> PyResult<arrays::Data<'py>> {
     }
     data(obj)
 }
-

@@ -9,8 +9,8 @@ use hydron_codec::file::Section;
 use hydron_codec::CodecError;
 use hydron_core::{BatchError, Gf8Error};
 use pyo3::exceptions::{
-    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyNotADirectoryError,
-    PyOSError, PyPermissionError, PyRuntimeError,
+    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyNotADirectoryError, PyOSError,
+    PyPermissionError, PyRuntimeError,
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -51,7 +51,8 @@ fn section(py: Python<'_>, s: Section) -> Py<PyAny> {
 }
 
 fn int(py: Python<'_>, x: u64) -> Py<PyAny> {
-    x.into_pyobject(py).map_or_else(|_| py.None(), |o| o.into_any().unbind())
+    x.into_pyobject(py)
+        .map_or_else(|_| py.None(), |o| o.into_any().unbind())
 }
 
 /// The attributes of an `InvalidVectorError` for what is wrong with a vector.
@@ -83,7 +84,13 @@ fn invalid_vector(
 ) -> PyErr {
     let mut kw = vector_fields(py, error);
     kw.push(("index", int(py, index)));
-    kw.push(("reason", error.to_string().into_pyobject(py).map_or_else(|_| py.None(), |o| o.into_any().unbind())));
+    kw.push((
+        "reason",
+        error
+            .to_string()
+            .into_pyobject(py)
+            .map_or_else(|_| py.None(), |o| o.into_any().unbind()),
+    ));
     if let Some(line) = line {
         kw.push(("line", int(py, line)));
     }
@@ -217,9 +224,7 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
         | CodecError::WrongHeader { offset, .. }
         | CodecError::WrongTypeId { offset, .. }
         | CodecError::BadLength { offset, .. }
-        | CodecError::BadVarint { offset, .. } => {
-            raise(py, "FormatError", message, &off(*offset))
-        }
+        | CodecError::BadVarint { offset, .. } => raise(py, "FormatError", message, &off(*offset)),
         CodecError::UnknownFormat { .. } | CodecError::FormatDisabled { .. } => {
             raise(py, "FormatError", message, &[])
         }

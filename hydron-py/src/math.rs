@@ -61,7 +61,9 @@ pub fn normalize<'py>(
         }
         Some(p) => {
             let owned = arrays.to_vec();
-            let out = py.detach(|| p.apply(owned)).map_err(|e| codec_error(py, e))?;
+            let out = py
+                .detach(|| p.apply(owned))
+                .map_err(|e| codec_error(py, e))?;
             Ok(gf8_out(py, out))
         }
     }
@@ -225,8 +227,8 @@ pub fn nearest_lattice_points<'py>(
         })
         .map_err(|e| batch_error(py, e))?;
     let n = out.len() / 8;
-    let array = Array2::from_shape_vec((n, 8), out)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let array =
+        Array2::from_shape_vec((n, 8), out).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(PyArray2::from_owned_array(py, array))
 }
 
@@ -352,11 +354,7 @@ pub fn geodesic_distance<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let ((va, sa), (vb, sb)) = (one_or_many(a, "a")?, one_or_many(b, "b")?);
     let p = pair(py, &va, sa, &vb, sb)?;
-    let out = py.detach(|| {
-        (0..p.n)
-            .map(|i| p.a(i).geodesic_distance(p.b(i)))
-            .collect()
-    });
+    let out = py.detach(|| (0..p.n).map(|i| p.a(i).geodesic_distance(p.b(i))).collect());
     floats_out(py, p.scalar, out)
 }
 
