@@ -79,7 +79,8 @@ pub fn encode_batch<'py>(
 /// FormatError, TruncatedError
 ///     Malformed or cut-off bytes (``.offset``).
 /// InvalidVectorError
-///     A vector the policy rejects (``.index``, ``.coordinate``).
+///     A vector the policy rejects (``.index``, ``.coordinate``, and
+///     ``.offset``: the byte offset of the vector in ``data``).
 ///
 /// Examples
 /// --------
@@ -98,8 +99,29 @@ pub fn decode_batch<'py>(
     let bytes = input.as_slice();
     let out = py
         .detach(|| fory::decode_batch(bytes, policy))
-        .map_err(|e| codec_error(py, e))?;
+        .map_err(|e| {
+            let at = match &e {
+                CodecError::InvalidVector { index, .. } => vector_offset(bytes, *index),
+                _ => None,
+            };
+            let err = codec_error(py, e);
+            if let Some(at) = at {
+                // Best effort: the error is raised either way.
+                let _ = err.value(py).setattr("offset", at);
+            }
+            err
+        })?;
     Ok(gf8_out(py, out))
+}
+
+/// The byte offset of vector `index` in a batch message whose framing
+/// decoded: the payload is the message's last 32·N bytes, after a varuint32
+/// length that ends with the first byte below 0x80 after the fixed prefix
+/// (21 bytes in compatible mode, 9 in schema-consistent mode).
+fn vector_offset(message: &[u8], index: u64) -> Option<u64> {
+    let prefix = if message.get(2) == Some(&0x1c) { 21 } else { 9 };
+    let varint = message.get(prefix..)?.iter().position(|b| b & 0x80 == 0)? + 1;
+    Some((prefix + varint) as u64 + 32 * index)
 }
 
 /// The 37-byte fory ``Gf8`` message of one vector (shape (8,)).

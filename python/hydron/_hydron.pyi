@@ -333,7 +333,8 @@ def decode_batch(data: _Data, *, policy: str | None = None) -> _F32:
     FormatError, TruncatedError
         Malformed or cut-off bytes (``.offset``).
     InvalidVectorError
-        A vector the policy rejects (``.index``, ``.coordinate``).
+        A vector the policy rejects (``.index``, ``.coordinate``, and
+        ``.offset``: the byte offset of the vector in ``data``).
 
     Examples
     --------

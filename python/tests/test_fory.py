@@ -180,3 +180,16 @@ def test_random_damage_never_escapes_as_another_exception():
 def test_non_bytes_input_is_a_type_error():
     with pytest.raises(TypeError, match="bytes-like"):
         hydron.decode_batch("not bytes")
+
+
+def test_an_invalid_vector_in_a_message_has_its_byte_offset():
+    for n in [5, 200]:  # one-byte and two-byte length prefixes
+        v = unit_vectors(n)
+        v[3, 2] = np.nan
+        msg = hydron.encode_batch(v, policy="trusted")
+        with pytest.raises(InvalidVectorError, match="vector 3: coordinate 2 is NaN") as e:
+            hydron.decode_batch(msg)
+        at = e.value.offset
+        assert (e.value.index, e.value.coordinate) == (3, 2)
+        assert np.isnan(np.frombuffer(msg, "<f4", count=8, offset=at)[2])
+        assert at == len(msg) - 32 * (n - 3)
