@@ -198,7 +198,7 @@ def nearest_lattice_points(points: _F32) -> npt.NDArray[np.int32]:
     [[1, 1, 1, 1, 1, 1, 1, 1]]
     """
 
-def dot(a: _F32, b: _F32) -> Any:
+def dot(a: _F32, b: _F32) -> _F32 | float:
     """Dot products of unit vectors.
 
     Parameters
@@ -223,7 +223,7 @@ def dot(a: _F32, b: _F32) -> Any:
     [0.9999999403953552, 0.0]
     """
 
-def geodesic_distance(a: _F32, b: _F32) -> Any:
+def geodesic_distance(a: _F32, b: _F32) -> _F32 | float:
     """Angles (great-circle distances on S⁷) between unit vectors, in radians.
 
     Parameters
