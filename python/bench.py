@@ -1,46 +1,175 @@
-"""Decode speed of 1,048,576 vectors (32 MiB) with the Python package.
+"""hydron for Python against plain numpy, stock pyfory and Rust itself, in
+one run: every figure is a median of several runs, every comparison a ratio.
 
-    python/.venv/bin/python python/bench.py
+    python/.venv/bin/python python/bench.py              # 1,048,576 vectors
+    python/.venv/bin/python python/bench.py --n 100000 --runs 3   # a smoke run
 
-Prints the best of 5 runs for each case: a fory batch message under each
-policy, and a whole binary file (in memory, 16 chunks of 65,536).
+Needs the extension built into the venv (bash python/run-tests.sh, or
+`maturin develop --release` in python/) and cargo: the Rust figures come
+from `cargo run --release -p hydron-py --example baseline` on the same file
+in the same run (hydron-py/examples/baseline.rs), so the "vs Rust" ratios
+compare like with like on this machine.
+
+Compared:
+- nearest_roots: hydron vs the best plain-numpy way (a (n, 240) matmul with
+  E8_ROOTS.T and argmax, in blocks of 65,536 rows to bound memory) vs the
+  Rust batch kernel;
+- loading a binary file into numpy: hydron.load vs stock
+  pyfory.deserialize of the same batch as one message (+ reshape) vs Rust's
+  validated file::load;
+- normalize and validate vs the numpy one-liners;
+- the fixed cost of a call on one vector.
 """
 
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import runpy
+import statistics
+import subprocess
+import tempfile
 import time
+import timeit
 
 import numpy as np
 
 import hydron
 
-N = 1 << 20
+HERE = pathlib.Path(__file__).resolve().parent
 
 
-def best(f, runs=5):
+def median_time(f, runs: int) -> float:
     times = []
     for _ in range(runs):
         t = time.perf_counter()
         f()
         times.append(time.perf_counter() - t)
-    return min(times)
+    return statistics.median(times)
 
 
-def main():
+def per_call(f, number: int = 20000, repeat: int = 7) -> float:
+    return statistics.median(timeit.repeat(f, number=number, repeat=repeat)) / number
+
+
+def fmt(seconds: float) -> str:
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:9.2f} ms"
+    if seconds >= 1e-6:
+        return f"{seconds * 1e6:9.2f} µs"
+    return f"{seconds * 1e9:9.1f} ns"
+
+
+def numpy_nearest_roots(v: np.ndarray) -> np.ndarray:
+    roots_t = np.ascontiguousarray(hydron.E8_ROOTS.T)
+    out = np.empty(len(v), np.uint8)
+    for i in range(0, len(v), 65536):
+        out[i:i + 65536] = np.argmax(v[i:i + 65536] @ roots_t, axis=1)
+    return out
+
+
+def numpy_normalize(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def numpy_validate(v: np.ndarray) -> bool:
+    return bool(np.isfinite(v).all()) and bool(
+        (np.abs(np.einsum("ij,ij->i", v, v) - 1) <= 2e-5).all())
+
+
+def rust_baseline(n: int, path: str, runs: int) -> dict | None:
+    cmd = ["cargo", "run", "--quiet", "--release", "-p", "hydron-py", "--example", "baseline",
+           "--", str(n), path, str(runs)]
+    try:
+        done = subprocess.run(cmd, cwd=HERE.parent, capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"(Rust baseline unavailable: {e})")
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=1 << 20, help="vectors (default 1048576)")
+    ap.add_argument("--runs", type=int, default=7, help="runs per median (default 7)")
+    args = ap.parse_args()
+    n, runs = args.n, args.runs
+
     rng = np.random.default_rng(0)
-    v = hydron.apply_policy(rng.standard_normal((N, 8)).astype(np.float32), "renormalize")
-    msg = hydron.encode_batch(v)
-    data = hydron.dumps(v, "fory")
-    print(f"{N} vectors, message {len(msg)} bytes, file {len(data)} bytes")
-    cases = [
-        ("encode_batch (strict)", lambda: hydron.encode_batch(v)),
-        ("decode_batch strict", lambda: hydron.decode_batch(msg)),
-        ("decode_batch renormalize", lambda: hydron.decode_batch(msg, policy="renormalize")),
-        ("decode_batch trusted", lambda: hydron.decode_batch(msg, policy="trusted")),
-        ("loads (binary file) strict", lambda: hydron.loads(data)),
-    ]
-    for name, f in cases:
-        t = best(f)
-        print(f"{name:28} {t * 1e3:7.1f} ms  {N / t / 1e6:6.1f} M vectors/s  "
-              f"{32 * N / t / 2**30:5.2f} GiB/s")
+    raw = rng.standard_normal((n, 8)).astype(np.float32)
+    v = hydron.normalize(raw)
+    assert (hydron.nearest_roots(v) == numpy_nearest_roots(v)).all()
+
+    stock = runpy.run_path(str(HERE / "examples" / "stock_pyfory.py"))
+    fory = stock["make_fory"]()
+    message = hydron.encode_batch(v)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "points.hyd")
+        hydron.save(path, v)
+        message_path = os.path.join(tmp, "points.msg")
+        with open(message_path, "wb") as f:
+            f.write(message)
+
+        def pyfory_from_file():
+            with open(message_path, "rb") as f:
+                return fory.deserialize(f.read()).values.reshape(-1, 8)
+
+        rust = rust_baseline(n, path, runs)
+
+        rows = []  # (what, hydron, other, other name)
+        t_roots = median_time(lambda: hydron.nearest_roots(v), runs)
+        t_np_roots = median_time(lambda: numpy_nearest_roots(v), max(3, runs // 2))
+        rows.append(("nearest_roots", t_roots, t_np_roots, "numpy matmul+argmax"))
+        t_roots_t = median_time(lambda: hydron.nearest_roots(v, trusted=True), runs)
+        rows.append(("nearest_roots(trusted=True)", t_roots_t, t_np_roots, "numpy matmul+argmax"))
+        t_load = median_time(lambda: hydron.load(path), runs)
+        t_pyfory = median_time(lambda: fory.deserialize(message).values.reshape(-1, 8), runs)
+        rows.append(("load (binary file, strict)", t_load, t_pyfory,
+                     "stock pyfory.deserialize(message bytes in memory)"))
+        t_pyfory_file = median_time(pyfory_from_file, runs)
+        rows.append(("load (binary file, strict)", t_load, t_pyfory_file,
+                     "stock pyfory.deserialize(open(message file).read())"))
+        t_decode = median_time(lambda: hydron.decode_batch(message), runs)
+        rows.append(("decode_batch (strict)", t_decode, t_pyfory,
+                     "stock pyfory.deserialize(message bytes in memory)"))
+        t_norm = median_time(lambda: hydron.normalize(raw), runs)
+        t_np_norm = median_time(lambda: numpy_normalize(raw), runs)
+        rows.append(("normalize", t_norm, t_np_norm, "numpy v / norm"))
+        t_val = median_time(lambda: hydron.validate(v), runs)
+        t_np_val = median_time(lambda: numpy_validate(v), runs)
+        rows.append(("validate", t_val, t_np_val, "numpy isfinite + norm"))
+
+    print(f"hydron {hydron.__version__}, backend {hydron.backend()}, numpy {np.__version__}, "
+          f"{n} vectors, median of {runs} runs (os.cpu_count() = {os.cpu_count()})")
+    print()
+    print(f"{'':28} {'hydron':>12} {'compared with':>12}  {'speed-up':>8}  baseline")
+    for what, mine, other, name in rows:
+        print(f"{what:28} {fmt(mine)} {fmt(other)}  {other / mine:7.1f}x  {name}")
+    if rust:
+        print()
+        print(f"{'vs Rust (same file, same run)':28} {'Python':>12} {'Rust':>12}  {'ratio':>8}")
+        for what, mine, key in [("nearest_roots", t_roots, "nearest_roots"),
+                                ("nearest_roots(trusted=True)", t_roots_t, "nearest_roots"),
+                                ("load (binary file, strict)", t_load, "load"),
+                                ("normalize", t_norm, "normalize"),
+                                ("validate", t_val, "validate")]:
+            print(f"{what:28} {fmt(mine)} {fmt(rust[key])}  {mine / rust[key]:7.2f}x  "
+                  f"({fmt(mine / n).strip()} vs {fmt(rust[key] / n).strip()} per vector)")
+
+    one = v[:1].copy()
+    vec = v[0].copy()
+    print()
+    print("fixed cost of a call (one vector; median per call):")
+    for what, f in [("a Python no-op function", lambda: None),
+                    ("hydron.nearest_roots(1 x 8)", lambda: hydron.nearest_roots(one)),
+                    ("hydron.normalize(1 x 8)", lambda: hydron.normalize(one)),
+                    ("hydron.dot(8, 8)", lambda: hydron.dot(vec, vec)),
+                    ("hydron.encode_gf8(8)", lambda: hydron.encode_gf8(vec)),
+                    ("numpy_nearest_roots(1 x 8)", lambda: numpy_nearest_roots(one))]:
+        print(f"  {what:30} {fmt(per_call(f))}")
 
 
 if __name__ == "__main__":

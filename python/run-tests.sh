@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# The Python interop tests of hydron, both ways. Usage: bash python/run-tests.sh
+# The Python tests of hydron, and the interop tests both ways.
+# Usage: bash python/run-tests.sh
 #
 # 1. Creates python/.venv (first run) and installs python/requirements.txt
-#    (again only when that file changes).
-# 2. Rust writes messages and files (examples/interop_write.rs) into a fresh
+#    (again only when that file changes): maturin, pyfory, numpy, pytest,
+#    hypothesis, mypy.
+# 2. Builds the native module (hydron-py) in release mode into the venv with
+#    `maturin develop --release` (cargo rebuilds only what changed).
+# 3. Checks that the type stubs match the module (mypy's stubtest).
+# 4. Rust writes messages and files (examples/interop_write.rs) into a fresh
 #    directory under target/.
-# 3. pytest (python/tests and the doctests of python/hydron) decodes them,
-#    and writes its own into another directory.
-# 4. Rust decodes what Python wrote (tests/python_interop.rs).
+# 5. pytest (python/tests, the doctests of python/hydron and of the native
+#    module) decodes them with hydron and with stock pyfory, and writes its
+#    own (with both) into another directory.
+# 6. Rust decodes what Python wrote (tests/python_interop.rs).
 #
 # Exits non-zero on any failure; the work directory is kept then, and removed
 # on success. Needs only cargo, Python >= 3.11 (python3.11, or $PYTHON) and pip.
@@ -52,6 +58,19 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   echo "$want" >"$stamp"
 fi
 
+step "maturin develop --release: the native module into python/.venv"
+(
+  cd python
+  VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" "$venv/bin/maturin" develop --release --quiet
+)
+
+step "stubtest: python/hydron/_hydron.pyi matches the native module"
+(
+  cd python
+  MYPY_CACHE_DIR="$root/target/mypy-cache" "$py" -m mypy.stubtest hydron._hydron \
+    --allowlist tests/stubtest-allowlist.txt
+)
+
 mkdir -p "$root/target"
 work="$(mktemp -d "$root/target/python-interop.XXXXXX")"
 mkdir "$work/rust" "$work/python"
@@ -59,11 +78,16 @@ mkdir "$work/rust" "$work/python"
 step "Rust writes (examples/interop_write.rs) into $work/rust"
 cargo run --quiet --example interop_write --features fory,json -- "$work/rust"
 
+step "cargo build -p hydron-cli (the property test compares Python with it)"
+cargo build --quiet -p hydron-cli
+cli="$(cargo metadata --format-version 1 --no-deps 2>/dev/null |
+  "$py" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/debug/hydron"
+
 step "pytest: Python reads what Rust wrote, writes into $work/python"
 (
   cd python
   HYDRON_RUST_DIR="$work/rust" HYDRON_PY_DIR="$work/python" HYDRON_REQUIRE_INTEROP=1 \
-    "$py" -m pytest -q
+    HYDRON_CLI="$cli" "$py" -m pytest -q
 )
 
 step "Rust reads what Python wrote (tests/python_interop.rs)"

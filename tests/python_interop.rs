@@ -1,5 +1,7 @@
 //! Rust decodes what Python wrote: fory messages and hydron files written by
 //! the Python package (`python/hydron`, by `python/tests/test_interop.py`),
+//! and batch messages written by stock pyfory alone
+//! (`python/examples/stock_pyfory.py`, the `pyfory_batch_*` entries),
 //! each with its expected values as raw little-endian `f32` (`NAME.f32`) or
 //! `u8` (`NAME.u8`). Every one is decoded with `Policy::Strict` and compared
 //! bit for bit, and re-encoded by Rust to the very same bytes.

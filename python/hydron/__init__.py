@@ -1,33 +1,115 @@
-"""hydron for Python: read and write hydron's fory messages and files as
-numpy ``(N, 8)`` float32 arrays, byte-compatible with the Rust crates.
+"""hydron for Python: 8-dimensional geometry on the E8 lattice, and hydron's
+fast, validated formats, on numpy arrays.
+
+The work is done by the Rust crates (``hydron-core``: SIMD batch kernels;
+``hydron-codec``: fory, JSON, the checksummed file container) through the
+native module ``hydron._hydron``; this package re-exports it and adds the
+:class:`Policy` and :class:`Format` names.
 
 >>> import numpy as np, hydron
->>> v = np.zeros((2, 8), dtype=np.float32); v[:, 0] = 1
->>> msg = hydron.encode_batch(v)            # a fory Gf8Batch message
+>>> v = hydron.normalize(np.array([[3, 4, 0, 0, 0, 0, 0, 0]], dtype=np.float32))
+>>> v[0, :2].tolist()
+[0.6000000238418579, 0.800000011920929]
+>>> hydron.nearest_roots(v).tolist()
+[0]
+>>> msg = hydron.encode_batch(v)              # a fory Gf8Batch message
 >>> bool((hydron.decode_batch(msg) == v).all())
 True
->>> bool((hydron.loads(hydron.dumps(v, "jsonl")) == v).all())
-True
 
-Formats: ``docs/format.md`` in the repository.
+Vectors are ``(N, 8)`` float32 numpy arrays: C-contiguous ones are read in
+place, strided float32 ones are copied (lossless), any other dtype is a
+``TypeError`` and any other shape a ``ValueError``. Every result is a new,
+writable array. Formats: ``docs/format.md`` in the repository.
 """
 
+from __future__ import annotations
+
+import enum
+
+from . import _hydron
+from ._hydron import (DEFAULT_CHUNK_VECTORS, MAX_BATCH_LEN, MAX_CHUNK_VECTORS, MAX_CODES_LEN,
+                      NORM_TOLERANCE, FileWriter, backend, codes_to_vectors, decode_batch,
+                      decode_codes, decode_gf8, decode_json, decode_jsonl, dot, dumps,
+                      encode_batch, encode_codes, encode_gf8, encode_json, encode_jsonl,
+                      geodesic_distance, iter_chunks, load, loads, nearest_lattice_points,
+                      nearest_roots, normalize, save, slerp, spherical_mean, validate)
 from .errors import (CorruptError, FormatError, HydronError, InvalidVectorError, Section,
                      TruncatedError, UnsupportedVersionError)
-from .file import (DEFAULT_CHUNK_VECTORS, MAX_CHUNK_VECTORS, FileWriter, Format, detect_format,
-                   dumps, iter_chunks, load, loads, save)
-from .fory import (E8_ROOTS, codes_to_vectors, decode_batch, decode_codes, decode_gf8,
-                   encode_batch, encode_codes, encode_gf8, make_fory, register)
-from .policy import NORM_TOLERANCE, Policy, apply_policy
 
 __version__ = "0.1.0"
 
+
+class Policy(str, enum.Enum):
+    """What a decoder (or encoder) does with each vector, as Rust's
+    ``hydron_codec::Policy``.
+
+    ``STRICT`` (the default): every vector must be finite and of unit norm
+    (``|‖x‖² − 1| ≤ 2e-5`` in float32), or exactly zero; anything else raises
+    :class:`InvalidVectorError` naming the vector and the coordinate (NaN,
+    infinity) or the norm.
+
+    ``RENORMALIZE``: finite vectors that are not unit are scaled onto the
+    sphere (valid ones are kept bit for bit); NaN and infinity still raise.
+
+    ``TRUSTED``: no check at all. Only for data you wrote or checked.
+
+    Functions also accept the strings ``"strict"``, ``"renormalize"``,
+    ``"trusted"``.
+    """
+
+    STRICT = "strict"
+    RENORMALIZE = "renormalize"
+    TRUSTED = "trusted"
+
+
+class Format(str, enum.Enum):
+    """The two forms of a hydron file. Functions also accept the strings
+    ``"fory"`` and ``"jsonl"``."""
+
+    #: Binary: chunks of fory batch messages. Compact and fast.
+    FORY = "fory"
+    #: Text: JSON Lines, one vector per line, with checksum lines.
+    JSONL = "jsonl"
+
+
+#: The 240 unit E8 roots in code order (read-only), bit for bit
+#: hydron-core's ``E8_ROOTS``: ``E8_ROOTS[nearest_roots(v)]`` are the roots.
+E8_ROOTS = _hydron.e8_roots()
+E8_ROOTS.setflags(write=False)
+
+
+def apply_policy(vectors, policy: Policy | str = Policy.STRICT):
+    """The vectors checked (``"strict"``), renormalized (``"renormalize"``)
+    or taken as they are (``"trusted"``): a new ``(N, 8)`` float32 array.
+    The same as ``normalize(vectors, policy=policy)``.
+
+    >>> import numpy as np
+    >>> apply_policy(np.array([[0, 2, 0, 0, 0, 0, 0, 0]], np.float32), "renormalize")[0, 1]
+    np.float32(1.0)
+    """
+    return normalize(vectors, policy=policy)
+
+
+def detect_format(source) -> Format:
+    """Which form a hydron file is in, from its first bytes (``source`` is a
+    path or bytes); raises :class:`FormatError` (or :class:`CorruptError`
+    for a damaged magic, :class:`TruncatedError` for a cut one) if it is not
+    a hydron file. Checks nothing else.
+
+    >>> detect_format(b"\\x89HYD\\r\\n\\x1a\\n" + bytes(36)).value
+    'fory'
+    """
+    return Format(_hydron.detect_format(source))
+
+
 __all__ = [
     "HydronError", "FormatError", "UnsupportedVersionError", "TruncatedError", "CorruptError",
-    "InvalidVectorError", "Section",
-    "Policy", "NORM_TOLERANCE", "apply_policy",
+    "InvalidVectorError", "Section", "Policy", "Format",
+    "NORM_TOLERANCE", "DEFAULT_CHUNK_VECTORS", "MAX_CHUNK_VECTORS", "MAX_BATCH_LEN",
+    "MAX_CODES_LEN", "E8_ROOTS",
+    "normalize", "validate", "apply_policy", "nearest_roots", "codes_to_vectors",
+    "nearest_lattice_points", "dot", "geodesic_distance", "slerp", "spherical_mean", "backend",
     "encode_batch", "decode_batch", "encode_gf8", "decode_gf8", "encode_codes", "decode_codes",
-    "E8_ROOTS", "codes_to_vectors", "make_fory", "register",
-    "Format", "FileWriter", "save", "dumps", "load", "loads", "iter_chunks", "detect_format",
-    "DEFAULT_CHUNK_VECTORS", "MAX_CHUNK_VECTORS",
+    "encode_json", "decode_json", "encode_jsonl", "decode_jsonl",
+    "save", "load", "dumps", "loads", "iter_chunks", "FileWriter", "detect_format",
 ]

@@ -1,9 +1,9 @@
 """The exceptions hydron raises.
 
-Every error is a :class:`HydronError` (itself a :class:`ValueError`), and its
-message says what is wrong and where: the vector and coordinate, the byte
-offset, the chunk, the line. Bad input never escapes as a bare
-``struct.error``, ``IndexError`` or ``UnicodeDecodeError``.
+Every error is a :class:`HydronError` (itself a :class:`ValueError`), raised
+from the Rust error of the same kind, and its message (the Rust message)
+says what is wrong and where: the vector and coordinate, the byte offset,
+the chunk, the line.
 
 ``HydronError``
     ``FormatError``: not this kind of data, or malformed framing (wrong magic
@@ -21,7 +21,10 @@ offset, the chunk, the line. Bad input never escapes as a bare
 
     ``InvalidVectorError``: a vector the policy rejects (NaN, infinity, not of
     unit norm), or an E8 code out of range; names the vector index and the
-    coordinate or norm.
+    coordinate, norm or code.
+
+I/O failures (a missing file, a directory that cannot be written) are the
+built-in ``OSError`` subclasses (``FileNotFoundError``, ...), with the path.
 """
 
 from __future__ import annotations
@@ -38,7 +41,12 @@ __all__ = [
 
 
 class HydronError(ValueError):
-    """Base class of every hydron error."""
+    """Base class of every hydron error. ``offset`` is the byte offset of
+    the problem when there is one (else ``None``)."""
+
+    def __init__(self, message: str, *, offset: int | None = None):
+        super().__init__(message)
+        self.offset = offset
 
 
 class FormatError(HydronError):
@@ -50,18 +58,17 @@ class FormatError(HydronError):
 
     def __init__(self, message: str, *, offset: int | None = None,
                  line: int | None = None, column: int | None = None):
-        super().__init__(message)
-        self.offset = offset
+        super().__init__(message, offset=offset)
         self.line = line
         self.column = column
 
 
 class UnsupportedVersionError(FormatError):
-    """A hydron file of a container version this reader cannot read."""
+    """A hydron file of a container version this reader cannot read
+    (``found``, ``supported``)."""
 
-    def __init__(self, found: int, supported: int):
-        super().__init__(
-            f"unsupported hydron file version {found} (this reader reads version {supported})")
+    def __init__(self, message: str, *, found: int, supported: int):
+        super().__init__(message)
         self.found = found
         self.supported = supported
 
@@ -111,8 +118,7 @@ class TruncatedError(HydronError):
     """
 
     def __init__(self, message: str, *, offset: int, section: Section | None = None):
-        super().__init__(message)
-        self.offset = offset
+        super().__init__(message, offset=offset)
         self.section = section
 
     @property
@@ -128,10 +134,9 @@ class CorruptError(HydronError):
     part starts (or where the check failed), ``detail`` which check failed.
     """
 
-    def __init__(self, section: Section, offset: int, detail: str):
-        super().__init__(f"corrupt {section} at byte offset {offset}: {detail}")
+    def __init__(self, message: str, *, section: Section, offset: int, detail: str):
+        super().__init__(message, offset=offset)
         self.section = section
-        self.offset = offset
         self.detail = detail
 
     @property
@@ -147,22 +152,18 @@ class InvalidVectorError(HydronError):
     ``index`` is the vector's index in the batch or file; ``coordinate`` is
     set for a NaN or infinite coordinate, ``norm`` for a finite vector that is
     not of unit norm, ``code`` for an E8 code out of range, ``line`` for a
-    vector read from a line of text.
+    vector read from a line of text; ``reason`` is what is wrong, without
+    the place.
     """
 
-    def __init__(self, index: int, reason: str, *, coordinate: int | None = None,
-                 norm: float | None = None, code: int | None = None,
-                 line: int | None = None):
-        where = f"line {line} (vector {index})" if line is not None else f"vector {index}"
-        super().__init__(f"{where}: {reason}")
+    def __init__(self, message: str, *, index: int, reason: str = "",
+                 coordinate: int | None = None, norm: float | None = None,
+                 code: int | None = None, line: int | None = None,
+                 offset: int | None = None):
+        super().__init__(message, offset=offset)
         self.index = index
         self.reason = reason
         self.coordinate = coordinate
         self.norm = norm
         self.code = code
         self.line = line
-
-    def at(self, index: int, line: int | None = None) -> "InvalidVectorError":
-        """The same error for the vector at ``index`` (and ``line``)."""
-        return InvalidVectorError(index, self.reason, coordinate=self.coordinate,
-                                  norm=self.norm, code=self.code, line=line)

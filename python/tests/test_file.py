@@ -166,7 +166,7 @@ def test_foreign_data_is_a_format_error():
         hydron.loads(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
     with pytest.raises(FormatError, match="plain JSON array"):
         hydron.loads(b"[[1,0,0,0,0,0,0,0]]")
-    with pytest.raises(FormatError, match="bare fory message"):
+    with pytest.raises(FormatError, match="not a hydron file: it starts with 01 ff 1c"):
         hydron.loads(hydron.encode_batch(THREE))
     with pytest.raises(FormatError, match="not a hydron header"):
         hydron.loads(b'{"format":"other"}\n')
@@ -270,12 +270,15 @@ class _Stream(io.RawIOBase):
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_streaming_from_a_non_seekable_source(form):
+def test_reading_from_a_non_seekable_file_object(form):
+    """A file object is read whole, then decoded: one array (streaming is
+    from a path)."""
     v = unit_vectors(50)
     data = hydron.dumps(v, form, chunk_vectors=16)
     chunks = list(hydron.iter_chunks(io.BufferedReader(_Stream(data))))
-    assert [len(c) for c in chunks] == [16, 16, 16, 2]
+    assert [len(c) for c in chunks] == [50]
     assert (bits(np.concatenate(chunks)) == bits(v)).all()
+    assert (bits(hydron.load(io.BufferedReader(_Stream(data)))) == bits(v)).all()
     for cut in [len(data) // 2, len(data) - 1]:
         with pytest.raises(TruncatedError):
             list(hydron.iter_chunks(io.BufferedReader(_Stream(data[:cut]))))
@@ -283,10 +286,23 @@ def test_streaming_from_a_non_seekable_source(form):
         list(hydron.iter_chunks(io.BufferedReader(_Stream(data + b"\n"))))
 
 
-def test_streaming_yields_chunks_before_the_end_is_checked():
+@pytest.mark.parametrize("form", FORMS)
+def test_streaming_from_a_path(tmp_path, form):
+    v = unit_vectors(50)
+    path = tmp_path / "s.hyd"
+    hydron.save(path, v, form, chunk_vectors=16)
+    chunks = list(hydron.iter_chunks(path))
+    assert [len(c) for c in chunks] == [16, 16, 16, 2]
+    assert all(c.flags.writeable and c.dtype == np.float32 for c in chunks)
+    assert (bits(np.concatenate(chunks)) == bits(v)).all()
+
+
+def test_streaming_yields_chunks_before_the_end_is_checked(tmp_path):
     data = hydron.dumps(unit_vectors(6), chunk_vectors=2)
     damaged = data[:-1] + bytes([data[-1] ^ 1])
-    it = hydron.iter_chunks(io.BytesIO(damaged))
+    path = tmp_path / "d.hyd"
+    path.write_bytes(damaged)
+    it = hydron.iter_chunks(path)
     assert len(next(it)) == 2
     with pytest.raises(CorruptError) as e:
         list(it)
@@ -312,12 +328,12 @@ def test_text_errors_have_lines_and_columns():
     out = hydron.loads(with_line(b" [ 0 , -0.6e0,0,0,0,0,0, 0.80000001 ]\r"))
     assert (bits(out[1]) == bits(THREE[1])).all()
     cases = [
-        (b"[0,-0.6,0,0,0,0,0]", r"line 3, column \d+: vector 1, invalid length 7"),
+        (b"[0,-0.6,0,0,0,0,0]", r"line 3, column \d+: invalid length 7"),
         (b"[0,-0.6,0,0,0,0,0,0.8,0]", "line 3, column .*invalid length 9"),
-        (b"[0,NaN,0,0,0,0,0,0.8]", "line 3, column 4: vector 1, coordinate 1: expected a number "
+        (b"[0,NaN,0,0,0,0,0,0.8]", "line 3, column 4: coordinate 1: expected value "
                                    r"\(JSON has no NaN"),
-        (b"[0,-0.6,0,0,0,0,0,1e39]", "line 3, column 22: vector 1, coordinate 7: number out of range"),
-        (b"", "line 3, column 1"),
+        (b"[0,-0.6,0,0,0,0,0,1e39]", "line 3, column 22: coordinate 7: number out of range"),
+        (b"", "line 3, column 0: EOF"),
         (b"[0,-0.6,0,0,0,0,0,0.8] x", "line 3, column 24: trailing characters"),
         (b"[0,0" + b"0" * 5000 + b",0,0,0,0,0,0,1]", "line 3 is longer than 4096 bytes"),
     ]

@@ -80,7 +80,7 @@ def test_encoding_checks_by_default():
         hydron.encode_batch(v)
     with pytest.raises(InvalidVectorError, match="E8 root code 240"):
         hydron.encode_codes([1, 240])
-    with pytest.raises(HydronError, match=r"shape \(N, 8\)"):
+    with pytest.raises(ValueError, match=r"shape \(N, 8\), got \(2, 7\)"):
         hydron.encode_batch(np.zeros((2, 7), np.float32))
 
 
@@ -114,11 +114,11 @@ def test_wrong_header_type_id_and_kind():
     assert e.value.offset == 0
     bad = bytearray(msg)
     bad[13] = 0xE2  # type id 2402
-    with pytest.raises(FormatError, match="byte offset 13: wrong fory type id"):
+    with pytest.raises(FormatError, match=r"byte offset 13: fory user type id 2402, expected 2401 \(Gf8Batch\)"):
         hydron.decode_batch(bytes(bad))
-    with pytest.raises(FormatError, match=r"this is an E8Codes message"):
+    with pytest.raises(FormatError, match=r"type id 2402, expected 2401 \(Gf8Batch\)"):
         hydron.decode_batch(hydron.encode_codes([1]))
-    with pytest.raises(FormatError, match="this is a Gf8Batch message"):
+    with pytest.raises(FormatError, match=r"type id 2401, expected 2402 \(E8Codes\)"):
         hydron.decode_codes(bytes(msg))
     # A native-mode header byte (0x00) is accepted, anything else is not.
     msg[0] = 0
@@ -180,3 +180,16 @@ def test_random_damage_never_escapes_as_another_exception():
 def test_non_bytes_input_is_a_type_error():
     with pytest.raises(TypeError, match="bytes-like"):
         hydron.decode_batch("not bytes")
+
+
+def test_an_invalid_vector_in_a_message_has_its_byte_offset():
+    for n in [5, 200]:  # one-byte and two-byte length prefixes
+        v = unit_vectors(n)
+        v[3, 2] = np.nan
+        msg = hydron.encode_batch(v, policy="trusted")
+        with pytest.raises(InvalidVectorError, match="vector 3: coordinate 2 is NaN") as e:
+            hydron.decode_batch(msg)
+        at = e.value.offset
+        assert (e.value.index, e.value.coordinate) == (3, 2)
+        assert np.isnan(np.frombuffer(msg, "<f4", count=8, offset=at)[2])
+        assert at == len(msg) - 32 * (n - 3)

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import hydron
-from hydron import fory as hfory
 
 from conftest import GOLDEN, bits
 
@@ -30,18 +29,14 @@ def test_encoding_the_golden_inputs_gives_the_golden_bytes():
     assert hydron.encode_codes(CODES) == golden("e8_codes.bin")
 
 
-def test_schema_consistent_pyfory_encoder_gives_the_golden_schema_bytes():
-    fory = hydron.make_fory(compatible=False)
-    assert fory.serialize(hfory.Gf8Batch(BATCH.reshape(-1))) == golden("gf8_batch_schema.bin")
-    assert fory.serialize(hfory.E8Codes(np.array(CODES, np.uint8))) == golden("e8_codes_schema.bin")
-
-
 @pytest.mark.parametrize("name", ["gf8_batch.bin", "gf8_batch_schema.bin"])
 def test_decoding_golden_batches(name):
     out = hydron.decode_batch(golden(name))
     assert out.dtype == np.float32 and out.shape == (4, 8)
     assert (bits(out) == bits(BATCH)).all()
-    assert out.flags.writeable and out.flags.owndata
+    assert out.flags.writeable and out.flags.c_contiguous  # a new array, not a view
+    out[0, 0] = 2.0
+    assert hydron.decode_batch(golden(name))[0, 0] == 1.0
 
 
 @pytest.mark.parametrize("name", ["gf8_batch_empty.bin", "gf8_batch_empty_schema.bin"])
@@ -71,12 +66,3 @@ def test_hand_layout_equals_pyfory_for_many_sizes():
             if not length:
                 break
         assert hydron.encode_batch(v) == prefix + varint + v.tobytes(), n
-
-
-def test_generic_pyfory_reads_what_hydron_writes():
-    v = np.eye(8, dtype=np.float32)
-    fory = hydron.make_fory()
-    back = fory.deserialize(hydron.encode_batch(v))
-    assert isinstance(back, hfory.Gf8Batch) and (back.values.reshape(-1, 8) == v).all()
-    assert fory.deserialize(hydron.encode_codes(CODES)).codes.tolist() == CODES
-    assert fory.deserialize(hydron.encode_gf8(v[2])).coords.tolist() == v[2].tolist()

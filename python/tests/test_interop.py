@@ -1,4 +1,5 @@
-"""Python and Rust read each other's bytes.
+"""Python and Rust read each other's bytes, through hydron's wheel and
+through stock pyfory alone (python/examples/stock_pyfory.py).
 
 - ``test_python_reads_what_rust_wrote``: decodes every file the Rust example
   ``examples/interop_write.rs`` wrote (``HYDRON_RUST_DIR``), compares the
@@ -9,6 +10,7 @@
   ``Policy::Strict`` and compare bit for bit.
 """
 
+import runpy
 import struct
 
 import numpy as np
@@ -16,7 +18,9 @@ import pytest
 
 import hydron
 
-from conftest import bits, unit_vectors
+from conftest import PYTHON_DIR, bits, unit_vectors
+
+stock = runpy.run_path(str(PYTHON_DIR / "examples" / "stock_pyfory.py"))
 
 
 def _f32(path):
@@ -38,6 +42,10 @@ def test_python_reads_what_rust_wrote(rust_dir):
             out = hydron.decode_batch(data)
             assert (bits(out) == bits(_f32(rust_dir / f"{name}.f32"))).all(), name
             assert hydron.encode_batch(out) == data, name
+            # Stock pyfory reads Rust's message too, and writes the same bytes.
+            values = stock["make_fory"]().deserialize(data).values
+            assert (bits(values.reshape(-1, 8)) == bits(out)).all(), name
+            assert stock["make_fory"]().serialize(stock["Gf8Batch"](values)) == data, name
         elif kind == "gf8":
             data = (rust_dir / f"{name}.bin").read_bytes()
             out = hydron.decode_gf8(data)
@@ -48,6 +56,7 @@ def test_python_reads_what_rust_wrote(rust_dir):
             codes = hydron.decode_codes(data)
             assert (codes == np.fromfile(rust_dir / f"{name}.u8", dtype=np.uint8)).all()
             assert hydron.encode_codes(codes) == data
+            assert (stock["make_fory"]().deserialize(data).codes == codes).all()
         elif kind == "file":
             path = rust_dir / f"{name}.hyd"
             data = path.read_bytes()
@@ -95,6 +104,14 @@ def test_python_writes_for_rust(py_dir):
         (py_dir / f"batch_{n}.bin").write_bytes(hydron.encode_batch(vectors[:n]))
         f32(f"batch_{n}", vectors[:n])
         manifest.append(f"batch batch_{n}")
+
+    # Stock pyfory writes batches for Rust to read (as "batch" entries).
+    fory = stock["make_fory"]()
+    for n in [0, 3, 1000]:
+        flat = np.ascontiguousarray(vectors[:n]).reshape(-1)
+        (py_dir / f"pyfory_batch_{n}.bin").write_bytes(fory.serialize(stock["Gf8Batch"](flat)))
+        f32(f"pyfory_batch_{n}", vectors[:n])
+        manifest.append(f"batch pyfory_batch_{n}")
 
     (py_dir / "gf8_single.bin").write_bytes(hydron.encode_gf8(vectors[3]))
     f32("gf8_single", vectors[3:4])

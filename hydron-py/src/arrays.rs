@@ -1,0 +1,252 @@
+//! numpy arrays in and out, and the rules for what is accepted.
+//!
+//! Vectors come in as `(N, 8)` float32 numpy arrays (native byte order).
+//! A C-contiguous one is read in place as `&[[f32; 8]]` (no copy); a
+//! strided float32 one is copied once, which is lossless. Anything else is
+//! refused with a `TypeError` (wrong type or dtype) or `ValueError` (wrong
+//! shape) that says what was expected and what came: hydron never rounds
+//! float64 to float32 behind the caller's back. Results are new, owned,
+//! writable arrays built from Rust vectors without a copy.
+
+use hydron_core::{BatchError, Gf8};
+use numpy::ndarray::Array2;
+use numpy::{
+    dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1,
+    PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes};
+
+use crate::errors::batch_error;
+
+/// Vectors read from a numpy array: borrowed in place, or a copy of a
+/// strided array.
+pub enum Vectors<'py> {
+    /// A C-contiguous array, read in place.
+    Borrowed(PyReadonlyArray2<'py, f32>),
+    /// A copy of a non-contiguous array.
+    Owned(Vec<[f32; 8]>),
+}
+
+impl Vectors<'_> {
+    /// The vectors as arrays of 8 coordinates.
+    pub fn arrays(&self) -> &[[f32; 8]] {
+        match self {
+            Vectors::Borrowed(a) => {
+                // `vectors` checked the array is C-contiguous with 8 columns.
+                a.as_slice().map_or(&[], |s| bytemuck::cast_slice(s))
+            }
+            Vectors::Owned(v) => v,
+        }
+    }
+
+    /// The vectors as `Gf8`, each checked (finite, unit norm or zero).
+    pub fn gf8(&self, py: Python<'_>) -> PyResult<&[Gf8]> {
+        let arrays = self.arrays();
+        py.detach(|| Gf8::slice_from_arrays(arrays))
+            .map_err(|e| batch_error(py, e))
+    }
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string())
+}
+
+fn shape_text(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// `obj` as a numpy array of float32, or a `TypeError` naming `what`.
+fn float32_array<'a, 'py>(
+    obj: &'a Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<&'a Bound<'py, PyUntypedArray>> {
+    let Ok(arr) = obj.cast::<PyUntypedArray>() else {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: expected a numpy float32 array, got {} \
+             (convert with np.asarray(x, dtype=np.float32))",
+            type_name(obj)
+        )));
+    };
+    let py = obj.py();
+    if !arr.dtype().is_equiv_to(&dtype::<f32>(py)) {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: expected dtype float32, got {} (hydron does not round to float32 for you: \
+             use .astype(np.float32) if that rounding is what you want)",
+            arr.dtype()
+        )));
+    }
+    Ok(arr)
+}
+
+/// Reads `obj` as `(N, 8)` float32 vectors (see the module docs).
+pub fn vectors<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vectors<'py>> {
+    let arr = float32_array(obj, what)?;
+    let shape = arr.shape();
+    if shape.len() != 2 || shape[1] != 8 {
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected shape (N, 8), got {}",
+            shape_text(shape)
+        )));
+    }
+    // C order only: `as_slice` also accepts Fortran order, whose memory
+    // order is not row by row.
+    let c_order = arr.is_c_contiguous();
+    let arr = arr.cast::<PyArray2<f32>>()?.try_readonly()?;
+    if c_order && arr.as_slice().is_ok() {
+        return Ok(Vectors::Borrowed(arr));
+    }
+    let copy: Vec<[f32; 8]> = arr
+        .as_array()
+        .rows()
+        .into_iter()
+        .map(|row| std::array::from_fn(|i| row[i]))
+        .collect();
+    Ok(Vectors::Owned(copy))
+}
+
+/// A vector or vectors: a `(8,)` array is one vector (`single` is true),
+/// an `(N, 8)` array is N vectors.
+pub fn one_or_many<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<(Vectors<'py>, bool)> {
+    let arr = float32_array(obj, what)?;
+    if arr.shape() == [8] {
+        let arr: PyReadonlyArray1<f32> = arr.cast::<PyArray1<f32>>()?.try_readonly()?;
+        let v = arr.as_array();
+        return Ok((Vectors::Owned(vec![std::array::from_fn(|i| v[i])]), true));
+    }
+    if arr.shape().len() != 2 {
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected shape (8,) or (N, 8), got {}",
+            shape_text(arr.shape())
+        )));
+    }
+    Ok((vectors(obj, what)?, false))
+}
+
+/// One vector of shape `(8,)`, as its coordinates.
+pub fn one(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<[f32; 8]> {
+    let (v, single) = one_or_many(obj, what)?;
+    if !single {
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected one vector of shape (8,), got shape ({}, 8)",
+            v.arrays().len()
+        )));
+    }
+    Ok(v.arrays()[0])
+}
+
+/// A new `(N, 8)` float32 array that owns `arrays` (no copy).
+pub fn vectors_out(py: Python<'_>, arrays: Vec<[f32; 8]>) -> Bound<'_, PyArray2<f32>> {
+    let n = arrays.len();
+    let flat: Vec<f32> = bytemuck::allocation::try_cast_vec(arrays)
+        .unwrap_or_else(|(_, arrays)| arrays.into_iter().flatten().collect());
+    let array = Array2::from_shape_vec((n, 8), flat).unwrap_or_else(|_| Array2::zeros((n, 8)));
+    PyArray2::from_owned_array(py, array)
+}
+
+/// A new `(N, 8)` float32 array of `Gf8` vectors (no copy).
+pub fn gf8_out(py: Python<'_>, vectors: Vec<Gf8>) -> Bound<'_, PyArray2<f32>> {
+    vectors_out(py, Gf8::vec_into_arrays(vectors))
+}
+
+/// Bytes from a `bytes`, `bytearray` or any contiguous buffer.
+pub enum Data<'py> {
+    /// A `bytes` object, read in place (it is immutable).
+    Bytes(Bound<'py, PyBytes>),
+    /// A copy of a mutable buffer.
+    Owned(Vec<u8>),
+}
+
+impl Data<'_> {
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            Data::Bytes(b) => b.as_bytes(),
+            Data::Owned(v) => v,
+        }
+    }
+}
+
+/// Reads `obj` as bytes (see [`Data`]).
+pub fn data<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Data<'py>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(Data::Bytes(b.clone()));
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(Data::Owned(b.to_vec()));
+    }
+    if let Ok(b) = obj.call_method0("tobytes").or_else(|_| {
+        obj.py()
+            .import("builtins")?
+            .getattr("memoryview")?
+            .call1((obj,))?
+            .call_method0("tobytes")
+    }) {
+        if let Ok(b) = b.cast::<PyBytes>() {
+            return Ok(Data::Bytes(b.clone()));
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "expected bytes-like data, got {}",
+        type_name(obj)
+    )))
+}
+
+/// E8 root codes: a uint8 array is read as it is; any other integer
+/// array or sequence is converted; each code must be in 0..240.
+pub fn codes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+    let py = obj.py();
+    let np = py.import("numpy")?;
+    let arr = np.getattr("asarray")?.call1((obj,))?;
+    let arr = arr.cast::<PyUntypedArray>()?;
+    if arr.ndim() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected a one-dimensional array of codes, got shape {}",
+            shape_text(arr.shape())
+        )));
+    }
+    let kind = arr.dtype().kind();
+    if arr.len() > 0 && kind != b'i' && kind != b'u' {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: expected integer codes (uint8), got dtype {}",
+            arr.dtype()
+        )));
+    }
+    let wide = arr.call_method1("astype", ("int64",))?;
+    let wide = wide.cast::<PyArray1<i64>>()?.try_readonly()?;
+    let wide = wide.as_array();
+    let mut out = Vec::with_capacity(wide.len());
+    for (i, &c) in wide.iter().enumerate() {
+        match u8::try_from(c) {
+            Ok(code) if code < 240 => out.push(code),
+            _ => {
+                let error = hydron_core::Gf8Error::InvalidRootCode {
+                    code: u8::try_from(c).unwrap_or(u8::MAX),
+                };
+                let err = batch_error(py, BatchError { index: i, error });
+                err.value(py).setattr("code", c)?;
+                err.value(py).setattr(
+                    "args",
+                    (format!(
+                        "vector {i}: E8 root code {c} is out of range (0..240)"
+                    ),),
+                )?;
+                return Err(err);
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,272 @@
+//! Messages: fory (batch, one vector, codes), JSON and JSON Lines, all
+//! through hydron-codec.
+
+use hydron_codec::json::{JsonLinesReader, JsonLinesWriter};
+use hydron_codec::{fory, json, CodecError, Policy};
+use hydron_core::{E8Root, Gf8};
+use numpy::{PyArray1, PyArray2};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::arrays::{self, data, gf8_out, Vectors};
+use crate::errors::{batch_error, codec_error};
+use crate::policy::parse_or_strict;
+
+/// The vectors to encode, checked (or renormalized) by `policy`.
+pub fn prepared<'a>(
+    py: Python<'_>,
+    input: &'a Vectors<'_>,
+    policy: Policy,
+) -> PyResult<std::borrow::Cow<'a, [Gf8]>> {
+    let arrays = input.arrays();
+    match policy {
+        Policy::Strict => py
+            .detach(|| Gf8::slice_from_arrays(arrays))
+            .map(std::borrow::Cow::Borrowed)
+            .map_err(|e| batch_error(py, e)),
+        Policy::Trusted => Ok(std::borrow::Cow::Borrowed(
+            Gf8::slice_from_arrays_unchecked(arrays),
+        )),
+        _ => {
+            let owned = arrays.to_vec();
+            py.detach(|| policy.apply(owned))
+                .map(std::borrow::Cow::Owned)
+                .map_err(|e| codec_error(py, e))
+        }
+    }
+}
+
+/// The fory ``Gf8Batch`` message of vectors (what Rust's
+/// ``fory::encode_batch`` writes; stock pyfory reads it).
+///
+/// Parameters
+/// ----------
+/// vectors : ndarray, float32, shape (N, 8)
+/// policy : {"strict", "renormalize", "trusted"}, default "strict"
+///     How the vectors are checked before writing.
+///
+/// Returns
+/// -------
+/// bytes
+///
+/// Examples
+/// --------
+/// >>> import numpy as np, hydron
+/// >>> len(hydron.encode_batch(np.zeros((1, 8), np.float32)))
+/// 54
+#[pyfunction]
+#[pyo3(signature = (vectors, *, policy = None))]
+pub fn encode_batch<'py>(
+    py: Python<'py>,
+    vectors: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let input = arrays::vectors(vectors, "vectors")?;
+    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
+    let bytes = py
+        .detach(|| fory::try_encode_batch(&gf8))
+        .map_err(|e| codec_error(py, e))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Decode a fory ``Gf8Batch`` message into a new (N, 8) float32 array.
+///
+/// Every framing byte and length is checked before anything is allocated;
+/// the vectors are checked by ``policy`` (default ``"strict"``).
+///
+/// Raises
+/// ------
+/// FormatError, TruncatedError
+///     Malformed or cut-off bytes (``.offset``).
+/// InvalidVectorError
+///     A vector the policy rejects (``.index``, ``.coordinate``, and
+///     ``.offset``: the byte offset of the vector in ``data``).
+///
+/// Examples
+/// --------
+/// >>> import hydron
+/// >>> hydron.decode_batch(hydron.encode_batch(hydron.E8_ROOTS)).shape
+/// (240, 8)
+#[pyfunction]
+#[pyo3(signature = (data, *, policy = None))]
+pub fn decode_batch<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let policy = parse_or_strict(policy)?;
+    let input = arrays::data(data)?;
+    let bytes = input.as_slice();
+    let out = py
+        .detach(|| fory::decode_batch(bytes, policy))
+        .map_err(|e| {
+            let at = match &e {
+                CodecError::InvalidVector { index, .. } => vector_offset(bytes, *index),
+                _ => None,
+            };
+            let err = codec_error(py, e);
+            if let Some(at) = at {
+                // Best effort: the error is raised either way.
+                let _ = err.value(py).setattr("offset", at);
+            }
+            err
+        })?;
+    Ok(gf8_out(py, out))
+}
+
+/// The byte offset of vector `index` in a batch message whose framing
+/// decoded: the payload is the message's last 32·N bytes, after a varuint32
+/// length that ends with the first byte below 0x80 after the fixed prefix
+/// (21 bytes in compatible mode, 9 in schema-consistent mode).
+fn vector_offset(message: &[u8], index: u64) -> Option<u64> {
+    let prefix = if message.get(2) == Some(&0x1c) { 21 } else { 9 };
+    let varint = message.get(prefix..)?.iter().position(|b| b & 0x80 == 0)? + 1;
+    Some((prefix + varint) as u64 + 32 * index)
+}
+
+/// The 37-byte fory ``Gf8`` message of one vector (shape (8,)).
+#[pyfunction]
+#[pyo3(signature = (vector, *, policy = None))]
+pub fn encode_gf8<'py>(
+    py: Python<'py>,
+    vector: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let coords = arrays::one(vector, "vector")?;
+    let v = parse_or_strict(policy)?
+        .apply_one(coords)
+        .map_err(|error| batch_error(py, hydron_core::BatchError { index: 0, error }))?;
+    Ok(PyBytes::new(py, &fory::encode_gf8_array(v)))
+}
+
+/// Decode a 37-byte ``Gf8`` message into a float32 array of shape (8,).
+#[pyfunction]
+#[pyo3(signature = (data, *, policy = None))]
+pub fn decode_gf8<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray1<f32>>> {
+    let policy = parse_or_strict(policy)?;
+    let input = arrays::data(data)?;
+    let v = fory::decode_gf8(input.as_slice(), policy).map_err(|e| codec_error(py, e))?;
+    Ok(PyArray1::from_vec(py, v.to_array().to_vec()))
+}
+
+/// The fory ``E8Codes`` message of E8 root codes (integers in 0..240).
+#[pyfunction]
+pub fn encode_codes<'py>(
+    py: Python<'py>,
+    codes: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let codes = arrays::codes(codes, "codes")?;
+    let bytes = py
+        .detach(|| {
+            let roots: Vec<E8Root> = codes.iter().filter_map(|&c| E8Root::new(c).ok()).collect();
+            fory::try_encode_codes(&roots)
+        })
+        .map_err(|e| codec_error(py, e))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Decode an ``E8Codes`` message into a new uint8 array; a code ≥ 240
+/// raises :class:`InvalidVectorError` naming its index.
+#[pyfunction]
+pub fn decode_codes<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    let input = arrays::data(data)?;
+    let bytes = input.as_slice();
+    let roots = py
+        .detach(|| fory::decode_codes(bytes))
+        .map_err(|e| codec_error(py, e))?;
+    let codes: Vec<u8> = bytemuck::allocation::try_cast_vec(roots)
+        .unwrap_or_else(|(_, r)| r.into_iter().map(E8Root::code).collect());
+    Ok(PyArray1::from_vec(py, codes))
+}
+
+/// A JSON array ``[[x0, …, x7], …]`` (UTF-8), each float32 written as
+/// the shortest decimal that reads back to the same bits.
+#[pyfunction]
+#[pyo3(signature = (vectors, *, policy = None))]
+pub fn encode_json<'py>(
+    py: Python<'py>,
+    vectors: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let input = arrays::vectors(vectors, "vectors")?;
+    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
+    let bytes = py
+        .detach(|| {
+            let mut out = Vec::with_capacity(gf8.len() * 100 + 2);
+            json::to_writer(&mut out, &gf8).map(|()| out)
+        })
+        .map_err(|e| codec_error(py, e))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Decode a JSON array of vectors; errors name the line, column, vector
+/// and coordinate.
+#[pyfunction]
+#[pyo3(signature = (data, *, policy = None))]
+pub fn decode_json<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let policy = parse_or_strict(policy)?;
+    let input = text_data(data)?;
+    let bytes = input.as_slice();
+    let out = py
+        .detach(|| json::from_slice(bytes, policy))
+        .map_err(|e| codec_error(py, e))?;
+    Ok(gf8_out(py, out))
+}
+
+/// JSON Lines: one ``[x0, …, x7]`` per line (no container framing).
+#[pyfunction]
+#[pyo3(signature = (vectors, *, policy = None))]
+pub fn encode_jsonl<'py>(
+    py: Python<'py>,
+    vectors: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let input = arrays::vectors(vectors, "vectors")?;
+    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
+    let bytes = py
+        .detach(|| {
+            let mut w = JsonLinesWriter::new(Vec::with_capacity(gf8.len() * 100));
+            w.write_all(&gf8)?;
+            w.finish()
+        })
+        .map_err(|e| codec_error(py, e))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Decode JSON Lines of vectors; errors name the line and vector.
+#[pyfunction]
+#[pyo3(signature = (data, *, policy = None))]
+pub fn decode_jsonl<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let policy = parse_or_strict(policy)?;
+    let input = text_data(data)?;
+    let bytes = input.as_slice();
+    let out = py
+        .detach(|| -> Result<Vec<Gf8>, CodecError> {
+            JsonLinesReader::new(bytes, policy).collect()
+        })
+        .map_err(|e| codec_error(py, e))?;
+    Ok(gf8_out(py, out))
+}
+
+/// JSON input: `str` (as UTF-8) or bytes-like.
+fn text_data<'py>(obj: &Bound<'py, PyAny>) -> PyResult<arrays::Data<'py>> {
+    if let Ok(s) = obj.cast::<pyo3::types::PyString>() {
+        return Ok(arrays::Data::Owned(s.to_str()?.as_bytes().to_vec()));
+    }
+    data(obj)
+}

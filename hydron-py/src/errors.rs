@@ -1,0 +1,247 @@
+//! Rust errors → the Python exception classes of `hydron.errors`.
+//!
+//! The classes are defined in Python (`python/hydron/errors.py`, where their
+//! docstrings live); each Rust variant maps onto one of them and fills the
+//! same attributes (`index`, `coordinate`, `norm`, `code`, `line`, `offset`,
+//! `section`). The message is always the Rust error's `Display` text.
+
+use hydron_codec::file::Section;
+use hydron_codec::CodecError;
+use hydron_core::{BatchError, Gf8Error};
+use pyo3::exceptions::{
+    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyNotADirectoryError, PyOSError,
+    PyPermissionError, PyRuntimeError,
+};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple};
+
+/// The `hydron.errors` module, imported once.
+fn errors_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    MODULE
+        .get_or_try_init(py, || Ok(py.import("hydron.errors")?.unbind()))
+        .map(|m| m.bind(py))
+}
+
+/// Builds `hydron.errors.<class>(message, **kwargs)` as a `PyErr`.
+fn raise(py: Python<'_>, class: &str, message: String, kwargs: &[(&str, Py<PyAny>)]) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let cls = errors_module(py)?.getattr(class)?;
+        let kw = PyDict::new(py);
+        for (k, v) in kwargs {
+            kw.set_item(k, v)?;
+        }
+        let value = cls.call((message.clone(),), Some(&kw))?;
+        Ok(PyErr::from_value(value))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+fn section(py: Python<'_>, s: Section) -> Py<PyAny> {
+    let make = || -> PyResult<Py<PyAny>> {
+        let cls = errors_module(py)?.getattr("Section")?;
+        Ok(match s {
+            Section::Header => cls.getattr("HEADER")?.unbind(),
+            Section::Trailer => cls.getattr("TRAILER")?.unbind(),
+            Section::Chunk(k) => cls.call_method1("chunk", (k,))?.unbind(),
+        })
+    };
+    make().unwrap_or_else(|_| py.None())
+}
+
+fn int(py: Python<'_>, x: u64) -> Py<PyAny> {
+    x.into_pyobject(py)
+        .map_or_else(|_| py.None(), |o| o.into_any().unbind())
+}
+
+/// The attributes of an `InvalidVectorError` for what is wrong with a vector.
+fn vector_fields(py: Python<'_>, error: &Gf8Error) -> Vec<(&'static str, Py<PyAny>)> {
+    match *error {
+        Gf8Error::NotANumber { coordinate }
+        | Gf8Error::Infinite { coordinate, .. }
+        | Gf8Error::OutOfLatticeRange { coordinate, .. }
+        | Gf8Error::MixedLatticeCoordinates { coordinate } => {
+            vec![("coordinate", int(py, coordinate as u64))]
+        }
+        Gf8Error::NotUnitNorm { norm, .. } => vec![(
+            "norm",
+            norm.into_pyobject(py)
+                .map_or_else(|_| py.None(), |o| o.into_any().unbind()),
+        )],
+        Gf8Error::InvalidRootCode { code } => vec![("code", int(py, u64::from(code)))],
+        _ => Vec::new(),
+    }
+}
+
+/// An `InvalidVectorError` for vector `index`.
+fn invalid_vector(
+    py: Python<'_>,
+    message: String,
+    index: u64,
+    error: &Gf8Error,
+    line: Option<u64>,
+) -> PyErr {
+    let mut kw = vector_fields(py, error);
+    kw.push(("index", int(py, index)));
+    kw.push((
+        "reason",
+        error
+            .to_string()
+            .into_pyobject(py)
+            .map_or_else(|_| py.None(), |o| o.into_any().unbind()),
+    ));
+    if let Some(line) = line {
+        kw.push(("line", int(py, line)));
+    }
+    raise(py, "InvalidVectorError", message, &kw)
+}
+
+/// A batch kernel's error (the vector's index and what is wrong).
+pub fn batch_error(py: Python<'_>, e: BatchError) -> PyErr {
+    invalid_vector(py, e.to_string(), e.index as u64, &e.error, None)
+}
+
+/// An error about the input as a whole (an empty mean, a bad weight).
+pub fn gf8_error(py: Python<'_>, e: Gf8Error) -> PyErr {
+    match e {
+        Gf8Error::InvalidWeight { index, .. } => {
+            invalid_vector(py, e.to_string(), index as u64, &e, None)
+        }
+        _ => raise(py, "HydronError", e.to_string(), &[]),
+    }
+}
+
+/// An I/O error: the `OSError` subclass of its kind, with the path.
+fn io_error(
+    py: Python<'_>,
+    message: String,
+    e: &std::io::Error,
+    path: Option<&std::path::Path>,
+) -> PyErr {
+    use std::io::ErrorKind as K;
+    let args = || -> PyResult<Py<PyTuple>> {
+        Ok(match (e.raw_os_error(), path) {
+            (Some(errno), Some(p)) => {
+                // As Python's own: "[Errno 2] No such file or directory: 'x.hyd'".
+                let text = std::io::Error::from_raw_os_error(errno).to_string();
+                let strerror = text
+                    .rsplit_once(" (os error")
+                    .map_or(text.as_str(), |(head, _)| head)
+                    .to_string();
+                PyTuple::new(
+                    py,
+                    [
+                        errno.into_pyobject(py)?.into_any(),
+                        strerror.into_pyobject(py)?.into_any(),
+                        p.to_string_lossy().into_pyobject(py)?.into_any(),
+                    ],
+                )?
+                .unbind()
+            }
+            _ => PyTuple::new(py, [message.clone()])?.unbind(),
+        })
+    };
+    let args = match args() {
+        Ok(a) => a,
+        Err(err) => return err,
+    };
+    match e.kind() {
+        K::NotFound => PyFileNotFoundError::new_err(args),
+        K::PermissionDenied => PyPermissionError::new_err(args),
+        K::AlreadyExists => PyFileExistsError::new_err(args),
+        K::IsADirectory => PyIsADirectoryError::new_err(args),
+        K::NotADirectory => PyNotADirectoryError::new_err(args),
+        _ => PyOSError::new_err(args),
+    }
+}
+
+/// A codec error as the matching `hydron.errors` exception; a file's path
+/// stays in the message (and in `OSError.filename`).
+pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
+    let message = e.to_string();
+    let (inner, path) = match e {
+        CodecError::InFile { path, error } => (*error, Some(path)),
+        other => (other, None),
+    };
+    let off = |o: u64| vec![("offset", int(py, o))];
+    match &inner {
+        CodecError::InvalidVector { index, error } => {
+            invalid_vector(py, message, *index, error, None)
+        }
+        CodecError::InvalidVectorOnLine { line, index, error } => {
+            invalid_vector(py, message, *index, error, Some(*line))
+        }
+        CodecError::Io(io) => io_error(py, message, io, path.as_deref()),
+        CodecError::Json { line, column, .. } => raise(
+            py,
+            "FormatError",
+            message,
+            &[("line", int(py, *line)), ("column", int(py, *column))],
+        ),
+        CodecError::LineTooLong { line, .. } => {
+            raise(py, "FormatError", message, &[("line", int(py, *line))])
+        }
+        CodecError::UnsupportedVersion { found, supported } => raise(
+            py,
+            "UnsupportedVersionError",
+            message,
+            &[
+                ("found", int(py, u64::from(*found))),
+                ("supported", int(py, u64::from(*supported))),
+            ],
+        ),
+        CodecError::Truncated { offset, section: s } => raise(
+            py,
+            "TruncatedError",
+            message,
+            &[("offset", int(py, *offset)), ("section", section(py, *s))],
+        ),
+        CodecError::Corrupt {
+            section: s,
+            offset,
+            detail,
+        } => raise(
+            py,
+            "CorruptError",
+            message,
+            &[
+                ("offset", int(py, *offset)),
+                ("section", section(py, *s)),
+                (
+                    "detail",
+                    detail
+                        .clone()
+                        .into_pyobject(py)
+                        .map_or_else(|_| py.None(), |o| o.into_any().unbind()),
+                ),
+            ],
+        ),
+        CodecError::UnexpectedEnd { offset, .. } => {
+            raise(py, "TruncatedError", message, &off(*offset))
+        }
+        CodecError::TrailingBytes { offset, .. }
+        | CodecError::WrongHeader { offset, .. }
+        | CodecError::WrongTypeId { offset, .. }
+        | CodecError::BadLength { offset, .. }
+        | CodecError::BadVarint { offset, .. } => raise(py, "FormatError", message, &off(*offset)),
+        CodecError::UnknownFormat { .. } | CodecError::FormatDisabled { .. } => {
+            raise(py, "FormatError", message, &[])
+        }
+        CodecError::InFile { .. } => PyRuntimeError::new_err(message),
+        _ => raise(py, "HydronError", message, &[]),
+    }
+}
+
+/// The error for a `FileWriter` used after `finish`, `abort` or an error.
+pub fn closed(py: Python<'_>, path: &std::path::Path) -> PyErr {
+    raise(
+        py,
+        "HydronError",
+        format!(
+            "{}: the writer is closed (finished, aborted, or spent by an earlier error)",
+            path.display()
+        ),
+        &[],
+    )
+}

@@ -1,0 +1,434 @@
+//! hydron files: `save`/`load`, `dumps`/`loads`, streaming `iter_chunks`
+//! and `FileWriter`, all on hydron-codec's `file` module (atomic saves,
+//! checksums, chunk-by-chunk reading).
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use hydron_codec::file::{self, FileOptions, FileReader};
+use hydron_codec::Policy;
+use hydron_core::Gf8;
+use numpy::PyArray2;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::arrays::{self, gf8_out};
+use crate::codec::prepared;
+use crate::errors::codec_error;
+use crate::policy::{self, parse_or_strict};
+
+/// A path argument (`str` or `os.PathLike`), or `None` for anything else.
+fn path_of(obj: &Bound<'_, PyAny>) -> Option<PathBuf> {
+    if obj.cast::<pyo3::types::PyString>().is_ok() || obj.hasattr("__fspath__").unwrap_or(false) {
+        obj.extract().ok()
+    } else {
+        None
+    }
+}
+
+// The Python signatures spell the default chunk size out (65536).
+const _: () = assert!(FileOptions::DEFAULT_CHUNK_VECTORS == 65_536);
+
+fn options(chunk_vectors: u64, durable: bool) -> PyResult<FileOptions> {
+    let max = u64::from(FileOptions::MAX_CHUNK_VECTORS);
+    match u32::try_from(chunk_vectors) {
+        Ok(n) if (1..=max).contains(&chunk_vectors) => {
+            Ok(FileOptions::new().chunk_vectors(n).durable(durable))
+        }
+        _ => Err(PyValueError::new_err(format!(
+            "chunk_vectors must be an integer in 1..={max}, got {chunk_vectors}"
+        ))),
+    }
+}
+
+/// The whole content of a binary file object (`source.read()`).
+fn read_all<'py>(source: &Bound<'py, PyAny>) -> PyResult<arrays::Data<'py>> {
+    if !source.hasattr("read")? {
+        return Err(PyTypeError::new_err(format!(
+            "expected a path or a binary file object, got {} (for bytes use loads)",
+            source.get_type().name()?
+        )));
+    }
+    arrays::data(&source.call_method0("read")?)
+}
+
+/// Save vectors to a hydron file, atomically.
+///
+/// Parameters
+/// ----------
+/// path : str or os.PathLike
+/// vectors : ndarray, float32, shape (N, 8)
+/// format : {"fory", "jsonl"}, default "fory"
+///     Binary (chunks of fory batch messages) or text (JSON Lines).
+/// chunk_vectors : int, default 65536
+///     Vectors per checksummed chunk, 1..=1048576.
+/// durable : bool, default True
+///     fsync the file and its directory before returning.
+/// policy : {"strict", "renormalize", "trusted"}, default "strict"
+///
+/// The data goes to a temporary file next to ``path`` that is renamed
+/// over it only when complete: ``path`` is never left half-written.
+///
+/// Examples
+/// --------
+/// >>> import os, tempfile, hydron
+/// >>> path = os.path.join(tempfile.mkdtemp(), "roots.hyd")
+/// >>> hydron.save(path, hydron.E8_ROOTS)
+/// >>> hydron.load(path).shape
+/// (240, 8)
+#[pyfunction]
+#[pyo3(signature = (path, vectors, format = None, *, chunk_vectors = 65536, durable = true, policy = None))]
+pub fn save(
+    py: Python<'_>,
+    path: PathBuf,
+    vectors: &Bound<'_, PyAny>,
+    format: Option<&Bound<'_, PyAny>>,
+    chunk_vectors: u64,
+    durable: bool,
+    policy: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let (format, options) = (policy::format(format)?, options(chunk_vectors, durable)?);
+    let input = arrays::vectors(vectors, "vectors")?;
+    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
+    py.detach(|| {
+        let mut w = file::FileWriter::create(&path, format, options)?;
+        w.write(&gf8)?;
+        w.finish()
+    })
+    .map_err(|e| codec_error(py, e))
+}
+
+/// The bytes of a whole hydron file holding ``vectors`` (what
+/// :func:`save` writes).
+#[pyfunction]
+#[pyo3(signature = (vectors, format = None, *, chunk_vectors = 65536, policy = None))]
+pub fn dumps<'py>(
+    py: Python<'py>,
+    vectors: &Bound<'py, PyAny>,
+    format: Option<&Bound<'py, PyAny>>,
+    chunk_vectors: u64,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (format, options) = (policy::format(format)?, options(chunk_vectors, true)?);
+    let input = arrays::vectors(vectors, "vectors")?;
+    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
+    let bytes = py
+        .detach(|| file::to_vec(&gf8, format, options))
+        .map_err(|e| codec_error(py, e))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Read a whole hydron file (either form, detected from the content)
+/// into a new (N, 8) float32 array.
+///
+/// ``source`` is a path (read chunk by chunk into one preallocated array)
+/// or a binary file object (read whole, then decoded). Every checksum is
+/// checked: :class:`CorruptError`, :class:`TruncatedError`,
+/// :class:`FormatError` name the section and byte offset; I/O failures are
+/// ``OSError``.
+#[pyfunction]
+#[pyo3(signature = (source, *, policy = None))]
+pub fn load<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let policy = parse_or_strict(policy)?;
+    let out = if let Some(path) = path_of(source) {
+        py.detach(|| file::load(&path, policy))
+    } else {
+        let data = read_all(source)?;
+        let bytes = data.as_slice();
+        py.detach(|| file::from_slice(bytes, policy))
+    }
+    .map_err(|e| codec_error(py, e))?;
+    Ok(gf8_out(py, out))
+}
+
+/// Decode a whole hydron file held in memory.
+///
+/// Examples
+/// --------
+/// >>> import hydron
+/// >>> hydron.loads(b"")
+/// Traceback (most recent call last):
+/// hydron.errors.FormatError: not a hydron file: it is empty
+#[pyfunction]
+#[pyo3(signature = (data, *, policy = None))]
+pub fn loads<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let policy = parse_or_strict(policy)?;
+    let data = arrays::data(data)?;
+    let bytes = data.as_slice();
+    let out = py
+        .detach(|| file::from_slice(bytes, policy))
+        .map_err(|e| codec_error(py, e))?;
+    Ok(gf8_out(py, out))
+}
+
+/// ``"fory"`` or ``"jsonl"``: the form of a hydron file, from its first
+/// bytes (use ``hydron.detect_format``, which returns a ``Format``).
+#[pyfunction]
+pub fn detect_format(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    const HEAD: usize = 64;
+    let head: Vec<u8> = if let Some(path) = path_of(source) {
+        py.detach(|| -> std::io::Result<Vec<u8>> {
+            let mut head = Vec::with_capacity(HEAD);
+            std::fs::File::open(&path)?
+                .take(HEAD as u64)
+                .read_to_end(&mut head)?;
+            Ok(head)
+        })
+        .map_err(|e| {
+            codec_error(
+                py,
+                hydron_codec::CodecError::InFile {
+                    path: path.clone(),
+                    error: Box::new(hydron_codec::CodecError::Io(e)),
+                },
+            )
+        })?
+    } else {
+        let data = arrays::data(source)?;
+        data.as_slice()[..data.as_slice().len().min(HEAD)].to_vec()
+    };
+    if head.starts_with(&file::MAGIC) {
+        return Ok("fory");
+    }
+    if head.starts_with(file::TEXT_MAGIC) {
+        return Ok("jsonl");
+    }
+    // Not a complete magic: the container reader says what it is instead
+    // (empty, another format, a damaged or cut-off magic).
+    match file::from_slice(&head, Policy::Trusted) {
+        Err(e) => Err(codec_error(py, e)),
+        Ok(_) => Ok("fory"),
+    }
+}
+
+/// What `iter_chunks` reads from.
+enum Source {
+    File(Box<FileReader>),
+    /// A whole file read from a file object: one chunk, yielded once.
+    Memory(Option<Vec<Gf8>>),
+}
+
+/// The iterator :func:`iter_chunks` returns.
+#[pyclass(module = "hydron._hydron")]
+pub struct ChunkIter {
+    source: Mutex<Option<Source>>,
+}
+
+#[pymethods]
+impl ChunkIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray2<f32>>>> {
+        let mut guard = self
+            .source
+            .lock()
+            .map_err(|_| PyValueError::new_err("the chunk iterator was poisoned"))?;
+        let out = match guard.as_mut() {
+            None => return Ok(None),
+            Some(Source::Memory(v)) => v.take(),
+            Some(Source::File(reader)) => {
+                let mut out = Vec::new();
+                match py.detach(|| reader.read_chunk(&mut out)) {
+                    Ok(0) => None,
+                    Ok(_) => Some(out),
+                    Err(e) => {
+                        *guard = None;
+                        return Err(codec_error(py, e));
+                    }
+                }
+            }
+        };
+        if out.is_none() {
+            *guard = None;
+        }
+        Ok(out.map(|v| gf8_out(py, v)))
+    }
+}
+
+/// Read a hydron file chunk by chunk: one (n, 8) float32 array per chunk.
+///
+/// From a path, only one chunk is in memory at a time; the trailer is
+/// checked when the iterator is exhausted (consume it to the end before
+/// trusting that the file is complete). A binary file object is read whole
+/// and yields one array.
+#[pyfunction]
+#[pyo3(signature = (source, *, policy = None))]
+pub fn iter_chunks(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    policy: Option<&Bound<'_, PyAny>>,
+) -> PyResult<ChunkIter> {
+    let policy = parse_or_strict(policy)?;
+    let source = if let Some(path) = path_of(source) {
+        Source::File(Box::new(
+            py.detach(|| FileReader::open(&path, policy))
+                .map_err(|e| codec_error(py, e))?,
+        ))
+    } else {
+        let data = read_all(source)?;
+        let bytes = data.as_slice();
+        let all = py
+            .detach(|| file::from_slice(bytes, policy))
+            .map_err(|e| codec_error(py, e))?;
+        Source::Memory(Some(all))
+    };
+    Ok(ChunkIter {
+        source: Mutex::new(Some(source)),
+    })
+}
+
+/// Writes a hydron file in pieces, atomically.
+///
+/// Data goes to a temporary file next to ``path``; :meth:`finish` writes
+/// the last chunk and the trailer, syncs it (unless ``durable=False``) and
+/// renames it over ``path``. After an error, :meth:`abort`, or without
+/// :meth:`finish`, the temporary file is removed and ``path`` is left as
+/// it was. As a context manager it finishes on a normal exit and aborts on
+/// an exception. Vectors are checked by ``policy`` as they are written.
+///
+/// Examples
+/// --------
+/// >>> import os, tempfile, numpy as np, hydron
+/// >>> path = os.path.join(tempfile.mkdtemp(), "points.hyd")
+/// >>> with hydron.FileWriter(path, "fory", chunk_vectors=2) as w:
+/// ...     w.write(np.eye(8, dtype=np.float32)[:3])
+/// ...     w.write(np.zeros((1, 8), dtype=np.float32))
+/// >>> hydron.load(path).shape
+/// (4, 8)
+#[pyclass(module = "hydron._hydron")]
+pub struct FileWriter {
+    writer: Mutex<Option<file::FileWriter>>,
+    policy: Policy,
+    path: PathBuf,
+    written: Mutex<u64>,
+}
+
+impl FileWriter {
+    fn take(&self) -> Option<file::FileWriter> {
+        self.writer.lock().ok().and_then(|mut w| w.take())
+    }
+}
+
+#[pymethods]
+impl FileWriter {
+    #[new]
+    #[pyo3(signature = (path, format = None, *, chunk_vectors = 65536, durable = true, policy = None))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        format: Option<&Bound<'_, PyAny>>,
+        chunk_vectors: u64,
+        durable: bool,
+        policy: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<FileWriter> {
+        let (format, options) = (policy::format(format)?, options(chunk_vectors, durable)?);
+        let policy = parse_or_strict(policy)?;
+        let writer = py
+            .detach(|| file::FileWriter::create(&path, format, options))
+            .map_err(|e| codec_error(py, e))?;
+        Ok(FileWriter {
+            writer: Mutex::new(Some(writer)),
+            policy,
+            path,
+            written: Mutex::new(0),
+        })
+    }
+
+    /// How many vectors have been written.
+    #[getter]
+    fn vectors(&self) -> u64 {
+        self.written.lock().map_or(0, |n| *n)
+    }
+
+    /// The target path.
+    #[getter]
+    fn path(&self) -> String {
+        self.path.to_string_lossy().into_owned()
+    }
+
+    /// Write (N, 8) vectors; chunks are cut at the chunk size whatever
+    /// the sizes of the calls. After an error the writer is spent.
+    fn write(&self, py: Python<'_>, vectors: &Bound<'_, PyAny>) -> PyResult<()> {
+        let result = (|| -> PyResult<()> {
+            let input = arrays::vectors(vectors, "vectors")?;
+            let gf8 = prepared(py, &input, self.policy)?;
+            let mut guard = self
+                .writer
+                .lock()
+                .map_err(|_| PyValueError::new_err("the writer was poisoned"))?;
+            let Some(writer) = guard.as_mut() else {
+                return Err(crate::errors::closed(py, &self.path));
+            };
+            py.detach(|| writer.write(&gf8))
+                .map_err(|e| codec_error(py, e))?;
+            if let Ok(mut n) = self.written.lock() {
+                *n = writer.vectors();
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            drop(self.take());
+        }
+        result
+    }
+
+    /// Complete the file and rename it over the target.
+    fn finish(&self, py: Python<'_>) -> PyResult<()> {
+        let Some(writer) = self.take() else {
+            return Err(crate::errors::closed(py, &self.path));
+        };
+        py.detach(|| writer.finish())
+            .map_err(|e| codec_error(py, e))
+    }
+
+    /// Remove the temporary file; the target is left as it was.
+    fn abort(&self) {
+        drop(self.take());
+    }
+
+    /// Abort unless finished: the same as :meth:`abort` (for code that
+    /// closes writers in a ``finally``).
+    fn close(&self) {
+        self.abort();
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (exc_type, _exc = None, _tb = None))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        exc_type: Option<&Bound<'_, PyAny>>,
+        _exc: Option<&Bound<'_, PyAny>>,
+        _tb: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        match exc_type {
+            Some(t) if !t.is_none() => {
+                self.abort();
+                Ok(())
+            }
+            _ => {
+                let open = self.writer.lock().map(|w| w.is_some()).unwrap_or(false);
+                if open {
+                    self.finish(py)
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+}

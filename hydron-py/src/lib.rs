@@ -1,0 +1,62 @@
+//! `hydron._hydron`: the native module of the `hydron` Python package.
+//!
+//! Thin PyO3 bindings over hydron-core (the math) and hydron-codec (every
+//! format). Each function converts its arguments (`arrays`: numpy in place,
+//! no copies where the layout allows), releases the GIL around the Rust
+//! call, and converts the result, or the error (`errors`: one Python class
+//! per Rust error kind, with the same fields), back. The Python-facing
+//! documentation is in `python/hydron/_hydron.pyi`.
+
+mod arrays;
+mod codec;
+mod errors;
+mod file;
+mod math;
+mod policy;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _hydron(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(math::normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(math::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(math::nearest_roots, m)?)?;
+    m.add_function(wrap_pyfunction!(math::codes_to_vectors, m)?)?;
+    m.add_function(wrap_pyfunction!(math::nearest_lattice_points, m)?)?;
+    m.add_function(wrap_pyfunction!(math::dot, m)?)?;
+    m.add_function(wrap_pyfunction!(math::geodesic_distance, m)?)?;
+    m.add_function(wrap_pyfunction!(math::slerp, m)?)?;
+    m.add_function(wrap_pyfunction!(math::spherical_mean, m)?)?;
+    m.add_function(wrap_pyfunction!(math::e8_roots, m)?)?;
+    m.add_function(wrap_pyfunction!(math::backend, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::encode_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::decode_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::encode_gf8, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::decode_gf8, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::encode_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::decode_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::encode_json, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::decode_json, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::encode_jsonl, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::decode_jsonl, m)?)?;
+    m.add_function(wrap_pyfunction!(file::save, m)?)?;
+    m.add_function(wrap_pyfunction!(file::dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(file::load, m)?)?;
+    m.add_function(wrap_pyfunction!(file::loads, m)?)?;
+    m.add_function(wrap_pyfunction!(file::iter_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(file::detect_format, m)?)?;
+    m.add_class::<file::FileWriter>()?;
+    m.add_class::<file::ChunkIter>()?;
+    m.add("NORM_TOLERANCE", hydron_core::NORM_TOLERANCE)?;
+    m.add(
+        "DEFAULT_CHUNK_VECTORS",
+        hydron_codec::file::FileOptions::DEFAULT_CHUNK_VECTORS,
+    )?;
+    m.add(
+        "MAX_CHUNK_VECTORS",
+        hydron_codec::file::FileOptions::MAX_CHUNK_VECTORS,
+    )?;
+    m.add("MAX_BATCH_LEN", hydron_codec::fory::MAX_BATCH_LEN)?;
+    m.add("MAX_CODES_LEN", hydron_codec::fory::MAX_CODES_LEN)?;
+    Ok(())
+}

@@ -1,0 +1,493 @@
+"""The native module of hydron (Rust: hydron-core and hydron-codec through
+PyO3). Import the names from ``hydron``."""
+
+import os
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Any, Final, final
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "ChunkIter",
+    "DEFAULT_CHUNK_VECTORS",
+    "FileWriter",
+    "MAX_BATCH_LEN",
+    "MAX_CHUNK_VECTORS",
+    "MAX_CODES_LEN",
+    "NORM_TOLERANCE",
+    "backend",
+    "codes_to_vectors",
+    "decode_batch",
+    "decode_codes",
+    "decode_gf8",
+    "decode_json",
+    "decode_jsonl",
+    "detect_format",
+    "dot",
+    "dumps",
+    "e8_roots",
+    "encode_batch",
+    "encode_codes",
+    "encode_gf8",
+    "encode_json",
+    "encode_jsonl",
+    "geodesic_distance",
+    "iter_chunks",
+    "load",
+    "loads",
+    "nearest_lattice_points",
+    "nearest_roots",
+    "normalize",
+    "save",
+    "slerp",
+    "spherical_mean",
+    "validate",
+]
+
+_F32 = npt.NDArray[np.float32]
+_Data = bytes | bytearray | memoryview
+_Path = str | os.PathLike[str]
+
+NORM_TOLERANCE: Final[float]
+DEFAULT_CHUNK_VECTORS: Final[int]
+MAX_CHUNK_VECTORS: Final[int]
+MAX_BATCH_LEN: Final[int]
+MAX_CODES_LEN: Final[int]
+
+def normalize(vectors: _F32, *, policy: str | None = None) -> _F32:
+    """Scale vectors onto the unit sphere.
+
+    Parameters
+    ----------
+    vectors : ndarray, float32, shape (N, 8)
+        Any finite vectors (read in place when C-contiguous).
+    policy : {None, "strict", "renormalize", "trusted"}, optional
+        None (the default) scales every vector (zero stays zero), as Rust's
+        ``batch::normalize``. With a policy, the vectors are treated as a
+        decoder treats them: ``"renormalize"`` scales only the vectors that
+        are not unit (unit ones are kept bit for bit), ``"strict"`` checks
+        them and returns a copy, ``"trusted"`` copies them unchecked.
+
+    Returns
+    -------
+    ndarray, float32, shape (N, 8)
+        A new array.
+
+    Raises
+    ------
+    InvalidVectorError
+        A NaN or infinite coordinate (``.index``, ``.coordinate``), or with
+        ``policy="strict"`` a vector that is not of unit norm (``.norm``).
+    TypeError, ValueError
+        Not a float32 array; not of shape (N, 8).
+
+    Examples
+    --------
+    >>> import numpy as np, hydron
+    >>> hydron.normalize(np.array([[0, 3, 0, 4, 0, 0, 0, 0]], np.float32))[0, 1]
+    np.float32(0.6)
+    """
+
+def validate(vectors: _F32) -> None:
+    """Check that every vector is finite and of unit norm, or exactly zero.
+
+    The check is the one every strict decoder makes:
+    ``|‖x‖² − 1| ≤ 2e-5`` with the squared norm summed in float32.
+
+    Parameters
+    ----------
+    vectors : ndarray, float32, shape (N, 8)
+
+    Raises
+    ------
+    InvalidVectorError
+        For the first bad vector: ``.index``, and ``.coordinate`` (NaN,
+        infinity) or ``.norm``.
+
+    Examples
+    --------
+    >>> import numpy as np, hydron
+    >>> v = np.zeros((3, 8), np.float32); v[2, 5] = np.nan
+    >>> hydron.validate(v)
+    Traceback (most recent call last):
+    hydron.errors.InvalidVectorError: vector 2: coordinate 5 is NaN
+    """
+
+def nearest_roots(vectors: _F32, *, trusted: bool = False) -> npt.NDArray[np.uint8]:
+    """The nearest E8 root of each vector, as its code (0..240).
+
+    Closed form, O(8) per vector, in hydron-core's SIMD batch kernel (AVX2
+    when the CPU has it), exactly the roots of a brute-force search over
+    ``E8_ROOTS`` (ties included). A zero vector gets code 0.
+
+    Parameters
+    ----------
+    vectors : ndarray, float32, shape (N, 8)
+        Unit vectors (or zero).
+    trusted : bool, default False
+        Skip the check that the vectors are valid (garbage in, a meaningless
+        but harmless code out).
+
+    Returns
+    -------
+    ndarray, uint8, shape (N,)
+        ``E8_ROOTS[codes]`` are the roots.
+
+    Raises
+    ------
+    InvalidVectorError
+        A vector that is not finite and of unit norm (unless ``trusted``).
+
+    Examples
+    --------
+    >>> import numpy as np, hydron
+    >>> hydron.nearest_roots(hydron.E8_ROOTS[[5, 200]]).tolist()
+    [5, 200]
+    """
+
+def codes_to_vectors(codes: npt.ArrayLike) -> _F32:
+    """The unit E8 roots of codes.
+
+    Parameters
+    ----------
+    codes : array_like of int, shape (N,)
+        Each in 0..240 (a uint8 array, or any integers).
+
+    Returns
+    -------
+    ndarray, float32, shape (N, 8)
+
+    Raises
+    ------
+    InvalidVectorError
+        A code out of range (``.index``, ``.code``).
+
+    Examples
+    --------
+    >>> import hydron
+    >>> hydron.codes_to_vectors([0])[0, :3].tolist()
+    [0.7071067690849304, 0.7071067690849304, 0.0]
+    """
+
+def nearest_lattice_points(points: _F32) -> npt.NDArray[np.int32]:
+    """The nearest point of the E8 lattice to each point (Conway–Sloane).
+
+    Parameters
+    ----------
+    points : ndarray, float32, shape (N, 8)
+        Any finite points with ``|x_i| ≤ 4194304``.
+
+    Returns
+    -------
+    ndarray, int32, shape (N, 8)
+        The lattice points' coordinates doubled (exact integers; divide by
+        2 for the coordinates).
+
+    Raises
+    ------
+    InvalidVectorError
+        A NaN, infinite or out-of-range coordinate (``.index``,
+        ``.coordinate``).
+
+    Examples
+    --------
+    >>> import numpy as np, hydron
+    >>> hydron.nearest_lattice_points(np.full((1, 8), 0.6, np.float32)).tolist()
+    [[1, 1, 1, 1, 1, 1, 1, 1]]
+    """
+
+def dot(a: _F32, b: _F32) -> _F32 | float:
+    """Dot products of unit vectors.
+
+    Parameters
+    ----------
+    a, b : ndarray, float32, shape (8,) or (N, 8)
+        Row-wise when both are (N, 8); a single (8,) vector against every
+        row of the other (the SIMD one-against-many kernel).
+
+    Returns
+    -------
+    ndarray, float32, shape (N,), or float when both are (8,)
+
+    Raises
+    ------
+    InvalidVectorError
+        An invalid vector. ``ValueError`` for row counts that differ.
+
+    Examples
+    --------
+    >>> import hydron
+    >>> hydron.dot(hydron.E8_ROOTS[0], hydron.E8_ROOTS[:2]).tolist()
+    [0.9999999403953552, 0.0]
+    """
+
+def geodesic_distance(a: _F32, b: _F32) -> _F32 | float:
+    """Angles (great-circle distances on S⁷) between unit vectors, in radians.
+
+    Parameters
+    ----------
+    a, b : ndarray, float32, shape (8,) or (N, 8)
+        Row-wise, or one vector against many, as :func:`dot`.
+
+    Returns
+    -------
+    ndarray, float32, shape (N,), or float when both are (8,)
+
+    Examples
+    --------
+    >>> import hydron
+    >>> round(hydron.geodesic_distance(hydron.E8_ROOTS[0], hydron.E8_ROOTS[1]), 4)
+    1.5708
+    """
+
+def slerp(a: _F32, b: _F32, t: float) -> _F32:
+    """Spherical linear interpolation from ``a`` (t = 0) to ``b`` (t = 1).
+
+    Parameters
+    ----------
+    a, b : ndarray, float32, shape (8,) or (N, 8)
+        Row-wise, or one vector against many, as :func:`dot`.
+    t : float
+        Finite; outside [0, 1] extrapolates along the great circle.
+
+    Returns
+    -------
+    ndarray, float32, shape (8,) or (N, 8)
+
+    Examples
+    --------
+    >>> import hydron
+    >>> mid = hydron.slerp(hydron.E8_ROOTS[0], hydron.E8_ROOTS[1], 0.5)
+    >>> mid.shape
+    (8,)
+    """
+
+def spherical_mean(points: _F32, weights: npt.ArrayLike | None = None) -> _F32:
+    """The spherical (Karcher) mean of unit vectors, optionally weighted.
+
+    Parameters
+    ----------
+    points : ndarray, float32, shape (N, 8)
+        N ≥ 1 unit vectors.
+    weights : array_like of float, shape (N,), optional
+        Finite and non-negative.
+
+    Returns
+    -------
+    ndarray, float32, shape (8,)
+
+    Raises
+    ------
+    HydronError
+        No points, or no unique mean (points spread over the sphere).
+    InvalidVectorError
+        An invalid point, or a bad weight (``.index``).
+
+    Examples
+    --------
+    >>> import hydron
+    >>> m = hydron.spherical_mean(hydron.E8_ROOTS[[0, 0]])
+    >>> bool((m == hydron.E8_ROOTS[0]).all())
+    True
+    """
+
+def e8_roots() -> _F32:
+    """The 240 unit E8 roots in code order, as a new (240, 8) array
+    (``hydron.E8_ROOTS`` is a read-only copy)."""
+
+def backend() -> str:
+    """Which batch-kernel backend runs: ``"avx2+fma"``, ``"portable"`` or
+    ``"scalar"``."""
+
+def encode_batch(vectors: _F32, *, policy: str | None = None) -> bytes:
+    """The fory ``Gf8Batch`` message of vectors (what Rust's
+    ``fory::encode_batch`` writes; stock pyfory reads it).
+
+    Parameters
+    ----------
+    vectors : ndarray, float32, shape (N, 8)
+    policy : {"strict", "renormalize", "trusted"}, default "strict"
+        How the vectors are checked before writing.
+
+    Returns
+    -------
+    bytes
+
+    Examples
+    --------
+    >>> import numpy as np, hydron
+    >>> len(hydron.encode_batch(np.zeros((1, 8), np.float32)))
+    54
+    """
+
+def decode_batch(data: _Data, *, policy: str | None = None) -> _F32:
+    """Decode a fory ``Gf8Batch`` message into a new (N, 8) float32 array.
+
+    Every framing byte and length is checked before anything is allocated;
+    the vectors are checked by ``policy`` (default ``"strict"``).
+
+    Raises
+    ------
+    FormatError, TruncatedError
+        Malformed or cut-off bytes (``.offset``).
+    InvalidVectorError
+        A vector the policy rejects (``.index``, ``.coordinate``, and
+        ``.offset``: the byte offset of the vector in ``data``).
+
+    Examples
+    --------
+    >>> import hydron
+    >>> hydron.decode_batch(hydron.encode_batch(hydron.E8_ROOTS)).shape
+    (240, 8)
+    """
+
+def encode_gf8(vector: _F32, *, policy: str | None = None) -> bytes:
+    """The 37-byte fory ``Gf8`` message of one vector (shape (8,))."""
+
+def decode_gf8(data: _Data, *, policy: str | None = None) -> _F32:
+    """Decode a 37-byte ``Gf8`` message into a float32 array of shape (8,)."""
+
+def encode_codes(codes: npt.ArrayLike) -> bytes:
+    """The fory ``E8Codes`` message of E8 root codes (integers in 0..240)."""
+
+def decode_codes(data: _Data) -> npt.NDArray[np.uint8]:
+    """Decode an ``E8Codes`` message into a new uint8 array; a code ≥ 240
+    raises :class:`InvalidVectorError` naming its index."""
+
+def encode_json(vectors: _F32, *, policy: str | None = None) -> bytes:
+    """A JSON array ``[[x0, …, x7], …]`` (UTF-8), each float32 written as
+    the shortest decimal that reads back to the same bits."""
+
+def decode_json(data: _Data | str, *, policy: str | None = None) -> _F32:
+    """Decode a JSON array of vectors; errors name the line, column, vector
+    and coordinate."""
+
+def encode_jsonl(vectors: _F32, *, policy: str | None = None) -> bytes:
+    """JSON Lines: one ``[x0, …, x7]`` per line (no container framing)."""
+
+def decode_jsonl(data: _Data | str, *, policy: str | None = None) -> _F32:
+    """Decode JSON Lines of vectors; errors name the line and vector."""
+
+def save(path: _Path, vectors: _F32, format: str | None = None, *,
+         chunk_vectors: int = 65536, durable: bool = True,
+         policy: str | None = None) -> None:
+    """Save vectors to a hydron file, atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    vectors : ndarray, float32, shape (N, 8)
+    format : {"fory", "jsonl"}, default "fory"
+        Binary (chunks of fory batch messages) or text (JSON Lines).
+    chunk_vectors : int, default 65536
+        Vectors per checksummed chunk, 1..=1048576.
+    durable : bool, default True
+        fsync the file and its directory before returning.
+    policy : {"strict", "renormalize", "trusted"}, default "strict"
+
+    The data goes to a temporary file next to ``path`` that is renamed
+    over it only when complete: ``path`` is never left half-written.
+
+    Examples
+    --------
+    >>> import os, tempfile, hydron
+    >>> path = os.path.join(tempfile.mkdtemp(), "roots.hyd")
+    >>> hydron.save(path, hydron.E8_ROOTS)
+    >>> hydron.load(path).shape
+    (240, 8)
+    """
+
+def dumps(vectors: _F32, format: str | None = None, *, chunk_vectors: int = 65536,
+          policy: str | None = None) -> bytes:
+    """The bytes of a whole hydron file holding ``vectors`` (what
+    :func:`save` writes)."""
+
+def load(source: _Path | Any, *, policy: str | None = None) -> _F32:
+    """Read a whole hydron file (either form, detected from the content)
+    into a new (N, 8) float32 array.
+
+    ``source`` is a path (read chunk by chunk into one preallocated array)
+    or a binary file object (read whole, then decoded). Every checksum is
+    checked: :class:`CorruptError`, :class:`TruncatedError`,
+    :class:`FormatError` name the section and byte offset; I/O failures are
+    ``OSError``.
+    """
+
+def loads(data: _Data, *, policy: str | None = None) -> _F32:
+    """Decode a whole hydron file held in memory.
+
+    Examples
+    --------
+    >>> import hydron
+    >>> hydron.loads(b"")
+    Traceback (most recent call last):
+    hydron.errors.FormatError: not a hydron file: it is empty
+    """
+
+def iter_chunks(source: _Path | Any, *, policy: str | None = None) -> ChunkIter:
+    """Read a hydron file chunk by chunk: one (n, 8) float32 array per chunk.
+
+    From a path, only one chunk is in memory at a time; the trailer is
+    checked when the iterator is exhausted (consume it to the end before
+    trusting that the file is complete). A binary file object is read whole
+    and yields one array.
+    """
+
+@final
+class ChunkIter(Iterator[_F32]):
+    """The iterator :func:`iter_chunks` returns."""
+
+    def __iter__(self) -> ChunkIter: ...
+    def __next__(self) -> _F32: ...
+
+def detect_format(source: _Path | _Data) -> str:
+    """``"fory"`` or ``"jsonl"``: the form of a hydron file, from its first
+    bytes (use ``hydron.detect_format``, which returns a ``Format``)."""
+
+@final
+class FileWriter:
+    """Writes a hydron file in pieces, atomically.
+
+    Data goes to a temporary file next to ``path``; :meth:`finish` writes
+    the last chunk and the trailer, syncs it (unless ``durable=False``) and
+    renames it over ``path``. After an error, :meth:`abort`, or without
+    :meth:`finish`, the temporary file is removed and ``path`` is left as
+    it was. As a context manager it finishes on a normal exit and aborts on
+    an exception. Vectors are checked by ``policy`` as they are written.
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, hydron
+    >>> path = os.path.join(tempfile.mkdtemp(), "points.hyd")
+    >>> with hydron.FileWriter(path, "fory", chunk_vectors=2) as w:
+    ...     w.write(np.eye(8, dtype=np.float32)[:3])
+    ...     w.write(np.zeros((1, 8), dtype=np.float32))
+    >>> hydron.load(path).shape
+    (4, 8)
+    """
+
+    def __new__(cls, path: _Path, format: str | None = None, *,
+                chunk_vectors: int = 65536, durable: bool = True,
+                policy: str | None = None) -> FileWriter: ...
+    @property
+    def vectors(self) -> int:
+        """How many vectors have been written."""
+    @property
+    def path(self) -> str:
+        """The target path."""
+    def write(self, vectors: _F32) -> None:
+        """Write (N, 8) vectors; chunks are cut at the chunk size whatever
+        the sizes of the calls. After an error the writer is spent."""
+    def finish(self) -> None:
+        """Complete the file and rename it over the target."""
+    def abort(self) -> None:
+        """Remove the temporary file; the target is left as it was."""
+    def close(self) -> None:
+        """Abort unless finished: the same as :meth:`abort` (for code that
+        closes writers in a ``finally``)."""
+    def __enter__(self) -> FileWriter: ...
+    def __exit__(self, exc_type: type[BaseException] | None,
+                 _exc: BaseException | None = None,
+                 _tb: TracebackType | None = None) -> None: ...

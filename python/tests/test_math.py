@@ -1,0 +1,311 @@
+"""The geometry functions on numpy arrays: results against plain-numpy
+references, and every kind of bad input (NaN, wrong shape, wrong dtype,
+non-contiguous, zero rows, read-only)."""
+
+import numpy as np
+import pytest
+
+import hydron
+from hydron import HydronError, InvalidVectorError
+
+from conftest import bits, unit_vectors
+
+
+def raw(n: int, seed: int = 1) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((n, 8)).astype(np.float32)
+
+
+# ------------------------------------------------------------------ normalize / validate
+
+
+def test_normalize_matches_numpy():
+    v = raw(1000)
+    v[5] = 0
+    out = hydron.normalize(v)
+    with np.errstate(invalid="ignore"):
+        want = v / np.linalg.norm(v, axis=1, keepdims=True)
+    want[5] = 0
+    assert out.dtype == np.float32 and out.shape == (1000, 8)
+    np.testing.assert_allclose(out, want, rtol=0, atol=3e-7)
+    assert (bits(out[5]) == 0).all()
+    hydron.validate(out)
+
+
+def test_normalize_handles_extreme_scales():
+    v = np.zeros((2, 8), np.float32)
+    v[0, [2, 7]] = 3e38          # squares overflow float32
+    v[1, 0] = 1e-42              # a subnormal
+    out = hydron.normalize(v)
+    np.testing.assert_allclose(out[0, [2, 7]], [2 ** -0.5] * 2, rtol=1e-6)
+    assert out[1, 0] == 1.0
+
+
+def test_normalize_policies():
+    v = unit_vectors(10)
+    v[3] *= 2
+    with pytest.raises(InvalidVectorError, match="vector 3: norm is 2") as e:
+        hydron.normalize(v, policy="strict")
+    assert e.value.index == 3 and e.value.norm == pytest.approx(2, rel=1e-5)
+    r = hydron.normalize(v, policy=hydron.Policy.RENORMALIZE)
+    keep = np.arange(10) != 3
+    assert (bits(r[keep]) == bits(v[keep])).all()  # valid vectors kept bit for bit
+    assert abs(np.linalg.norm(r[3]) - 1) < 1e-6
+    assert (bits(hydron.normalize(v, policy="trusted")) == bits(v)).all()
+    assert (bits(hydron.apply_policy(v, "renormalize")) == bits(r)).all()
+    with pytest.raises(ValueError, match="unknown policy 'lenient'"):
+        hydron.normalize(v, policy="lenient")
+
+
+@pytest.mark.parametrize("value, what", [(np.nan, "NaN"), (np.inf, "infinite"),
+                                         (-np.inf, "infinite")])
+def test_non_finite_coordinates_name_vector_and_coordinate(value, what):
+    v = unit_vectors(20)
+    v[13, 6] = value
+    for f in (hydron.normalize, hydron.validate, hydron.nearest_lattice_points):
+        with pytest.raises(InvalidVectorError, match=f"vector 13: coordinate 6 is {what}") as e:
+            f(v)
+        assert (e.value.index, e.value.coordinate) == (13, 6)
+        assert isinstance(e.value, HydronError) and isinstance(e.value, ValueError)
+
+
+def test_validate():
+    v = unit_vectors(100)
+    assert hydron.validate(v) is None
+    v[42] *= 1.001
+    with pytest.raises(InvalidVectorError, match="vector 42: norm is 1.001") as e:
+        hydron.validate(v)
+    assert e.value.index == 42 and e.value.coordinate is None
+    # The tolerance: |‖x‖² − 1| ≤ 2e-5.
+    edge = np.zeros((2, 8), np.float32)
+    edge[0, 0] = np.sqrt(np.float32(1 + 1.9e-5))
+    edge[1, 0] = np.sqrt(np.float32(1 + 2.2e-5))
+    hydron.validate(edge[:1])
+    with pytest.raises(InvalidVectorError):
+        hydron.validate(edge)
+
+
+# ------------------------------------------------------------------ E8
+
+
+def test_e8_roots():
+    r = hydron.E8_ROOTS
+    assert r.shape == (240, 8) and r.dtype == np.float32 and not r.flags.writeable
+    np.testing.assert_allclose(np.linalg.norm(r, axis=1), 1, rtol=1e-6)
+    g = (r.astype(np.float64) @ r.T.astype(np.float64))
+    assert len(np.unique(np.round(g, 5))) == 5  # inner products 1, ±1/2, 0, -1
+
+
+def test_nearest_roots_matches_brute_force():
+    v = hydron.normalize(raw(20000, seed=3))
+    want = np.argmax(v @ hydron.E8_ROOTS.T, axis=1)
+    codes = hydron.nearest_roots(v)
+    assert codes.dtype == np.uint8 and codes.shape == (20000,)
+    assert (codes == want).all()
+    assert (hydron.nearest_roots(hydron.E8_ROOTS) == np.arange(240)).all()
+    assert hydron.nearest_roots(np.zeros((1, 8), np.float32)).tolist() == [0]
+
+
+def test_nearest_roots_checks_unless_trusted():
+    v = raw(4)
+    with pytest.raises(InvalidVectorError, match="vector 0: norm"):
+        hydron.nearest_roots(v)
+    v[2, 1] = np.nan
+    assert hydron.nearest_roots(v, trusted=True).shape == (4,)  # meaningless, harmless
+
+
+def test_codes_to_vectors():
+    codes = np.array([0, 17, 239, 112], np.uint8)
+    assert (bits(hydron.codes_to_vectors(codes)) == bits(hydron.E8_ROOTS[codes])).all()
+    assert (bits(hydron.codes_to_vectors([5, 6])) == bits(hydron.E8_ROOTS[[5, 6]])).all()
+    assert hydron.codes_to_vectors(np.zeros(0, np.int64)).shape == (0, 8)
+    for bad, code in [([1, 240], 240), (np.array([3, -1]), -1)]:
+        with pytest.raises(InvalidVectorError, match=f"vector 1: E8 root code {code} is out") as e:
+            hydron.codes_to_vectors(bad)
+        assert (e.value.index, e.value.code) == (1, code)
+    with pytest.raises(TypeError, match="integer codes"):
+        hydron.codes_to_vectors(np.array([1.5]))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        hydron.codes_to_vectors(np.zeros((2, 2), np.uint8))
+
+
+def lattice_reference(x: np.ndarray) -> np.ndarray:
+    """Conway–Sloane in float64: the nearer of the nearest D8 point and the
+    nearest D8 + 1/2 point; returns doubled coordinates."""
+    def d8(y):
+        f = np.round(y)
+        odd = (f.sum(axis=1) % 2) != 0
+        err = y - f
+        k = np.argmax(np.abs(err), axis=1)
+        rows = np.flatnonzero(odd)
+        f[rows, k[rows]] += np.where(err[rows, k[rows]] > 0, 1, -1)
+        return f
+    x = x.astype(np.float64)
+    a = d8(x)
+    b = d8(x - 0.5) + 0.5
+    use_b = ((x - b) ** 2).sum(1) < ((x - a) ** 2).sum(1)
+    return np.where(use_b[:, None], b, a) * 2
+
+
+def test_nearest_lattice_points_matches_reference():
+    x = raw(5000, seed=9) * 3
+    out = hydron.nearest_lattice_points(x)
+    assert out.dtype == np.int32 and out.shape == (5000, 8)
+    assert (out == lattice_reference(x)).all()
+    half = out % 2 != 0  # all or none half-integers
+    assert (half.all(1) | ~half.any(1)).all()
+    with pytest.raises(InvalidVectorError, match="vector 1: coordinate 3 .* outside the lattice"):
+        hydron.nearest_lattice_points(np.array([[0] * 8, [0, 0, 0, 1e9, 0, 0, 0, 0]], np.float32))
+
+
+# ------------------------------------------------------------------ sphere
+
+
+def test_dot_row_wise_and_one_against_many():
+    a, b = unit_vectors(300, seed=1), unit_vectors(300, seed=2)
+    rows = hydron.dot(a, b)
+    assert rows.dtype == np.float32 and rows.shape == (300,)
+    np.testing.assert_allclose(rows, (a * b).sum(1), atol=1e-6)
+    many = hydron.dot(a[7], b)
+    np.testing.assert_allclose(many, b @ a[7], atol=1e-6)
+    assert (bits(hydron.dot(b, a[7])) == bits(many)).all()
+    one = hydron.dot(a[1], b[1])
+    assert isinstance(one, float) and one == pytest.approx(float(rows[1]), abs=1e-6)
+    with pytest.raises(ValueError, match="same number of rows"):
+        hydron.dot(a, b[:10])
+
+
+def test_geodesic_distance():
+    a, b = unit_vectors(200, seed=4)[4:], unit_vectors(200, seed=5)[4:]
+    d = hydron.geodesic_distance(a, b)
+    want = np.arccos(np.clip((a.astype(np.float64) * b).sum(1), -1, 1))
+    np.testing.assert_allclose(d, want, atol=2e-4)
+    assert hydron.geodesic_distance(a[0], a[0]) == pytest.approx(0, abs=1e-3)
+    assert hydron.geodesic_distance(a[0], -a[0]) == pytest.approx(np.pi, abs=1e-3)
+    np.testing.assert_allclose(hydron.geodesic_distance(a[0], b), want_one := np.arccos(
+        np.clip(b.astype(np.float64) @ a[0], -1, 1)), atol=2e-4)
+    assert want_one.shape == (196,)
+
+
+def test_slerp():
+    a, b = unit_vectors(50, seed=6)[4:], unit_vectors(50, seed=7)[4:]
+    np.testing.assert_allclose(hydron.slerp(a, b, 0.0), a, atol=1e-6)
+    np.testing.assert_allclose(hydron.slerp(a, b, 1.0), b, atol=1e-6)
+    mid = hydron.slerp(a, b, 0.5)
+    hydron.validate(mid)
+    np.testing.assert_allclose(hydron.geodesic_distance(a, mid), hydron.geodesic_distance(mid, b),
+                               atol=1e-4)
+    one = hydron.slerp(a[0], b[0], 0.25)
+    assert one.shape == (8,)
+    assert (bits(one) == bits(hydron.slerp(a[:1], b[:1], 0.25)[0])).all()
+    with pytest.raises(ValueError, match="finite"):
+        hydron.slerp(a, b, float("nan"))
+
+
+def test_spherical_mean():
+    rng = np.random.default_rng(8)
+    center = hydron.normalize(raw(1, seed=10))[0]
+    pts = hydron.normalize(center + 0.05 * rng.standard_normal((50, 8)).astype(np.float32))
+    m = hydron.spherical_mean(pts)
+    assert m.shape == (8,) and m.dtype == np.float32
+    euclid = pts.astype(np.float64).mean(0)
+    assert hydron.geodesic_distance(m, (euclid / np.linalg.norm(euclid)).astype(np.float32)) < 1e-3
+    w = np.zeros(50)
+    w[3] = 1
+    np.testing.assert_allclose(hydron.spherical_mean(pts, w), pts[3], atol=1e-5)
+    with pytest.raises(HydronError, match="empty set"):
+        hydron.spherical_mean(np.zeros((0, 8), np.float32))
+    with pytest.raises(ValueError, match="one weight per point"):
+        hydron.spherical_mean(pts, [1.0])
+    w[5] = -1
+    with pytest.raises(InvalidVectorError, match="weight 5 is -1") as e:
+        hydron.spherical_mean(pts, w)
+    assert e.value.index == 5
+
+
+# ------------------------------------------------------------------ bad input, every function
+
+ONE = unit_vectors(1)[0]
+VECTOR_FUNCTIONS = {
+    "normalize": hydron.normalize,
+    "validate": hydron.validate,
+    "nearest_roots": hydron.nearest_roots,
+    "nearest_lattice_points": hydron.nearest_lattice_points,
+    "dot": lambda v: hydron.dot(ONE, v),
+    "geodesic_distance": lambda v: hydron.geodesic_distance(v, ONE),
+    "slerp": lambda v: hydron.slerp(v, ONE, 0.3),
+    "spherical_mean": hydron.spherical_mean,
+    "encode_batch": hydron.encode_batch,
+    "encode_json": hydron.encode_json,
+    "encode_jsonl": hydron.encode_jsonl,
+    "dumps": hydron.dumps,
+}
+
+
+@pytest.mark.parametrize("name", VECTOR_FUNCTIONS)
+def test_wrong_dtype_is_a_type_error(name):
+    f = VECTOR_FUNCTIONS[name]
+    v = unit_vectors(4)
+    for bad, shown in [(v.astype(np.float64), "float64"), (v.astype(np.float16), "float16"),
+                       (v.astype(">f4"), ">f4"), (np.zeros((4, 8), np.int32), "int32")]:
+        with pytest.raises(TypeError, match=f"expected dtype float32, got {shown}"):
+            f(bad)
+    with pytest.raises(TypeError, match="expected a numpy float32 array, got list"):
+        f(v.tolist())
+
+
+@pytest.mark.parametrize("name", VECTOR_FUNCTIONS)
+def test_wrong_shape_is_a_value_error(name):
+    f = VECTOR_FUNCTIONS[name]
+    for shape in [(4, 7), (4, 9), (2, 4, 8), (32,)]:
+        with pytest.raises(ValueError, match=r"expected shape .*\(N, 8\), got"):
+            f(np.zeros(shape, np.float32))
+
+
+@pytest.mark.parametrize("name", VECTOR_FUNCTIONS)
+def test_non_contiguous_and_read_only_input(name):
+    f = VECTOR_FUNCTIONS[name]
+    big = unit_vectors(40)
+    strided = big[::3]
+    fortran = np.asfortranarray(big[:13])
+    assert not strided.flags.c_contiguous and not fortran.flags.c_contiguous
+    for v in (strided, fortran):
+        same = f(np.ascontiguousarray(v))
+        got = f(v)
+        if isinstance(same, np.ndarray):
+            assert (bits(got) == bits(same)).all() if got.dtype == np.float32 else \
+                (got == same).all()
+        else:
+            assert got == same
+    ro = unit_vectors(9)
+    before = ro.copy()
+    ro.setflags(write=False)
+    f(ro)
+    assert (bits(ro) == bits(before)).all()
+
+
+@pytest.mark.parametrize("name", VECTOR_FUNCTIONS)
+def test_zero_rows(name):
+    f = VECTOR_FUNCTIONS[name]
+    empty = np.zeros((0, 8), np.float32)
+    if name == "spherical_mean":
+        with pytest.raises(HydronError, match="empty"):
+            f(empty)
+        return
+    out = f(empty)
+    if isinstance(out, np.ndarray):
+        assert len(out) == 0
+
+
+def test_results_are_new_writable_arrays():
+    v = unit_vectors(16)
+    v.setflags(write=False)
+    for out in [hydron.normalize(v), hydron.nearest_roots(v), hydron.nearest_lattice_points(v),
+                hydron.dot(v[0], v), hydron.geodesic_distance(v, v), hydron.slerp(v, v, 0.5),
+                hydron.codes_to_vectors([1, 2]), hydron.decode_batch(hydron.encode_batch(v))]:
+        assert out.flags.writeable and out.flags.c_contiguous
+        assert not np.shares_memory(out, v)
+        out[...] = 0
+
+
+def test_backend_is_named():
+    assert hydron.backend() in {"scalar", "portable", "avx2+fma"}

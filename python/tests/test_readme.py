@@ -1,0 +1,19 @@
+"""The tour in python/README.md runs as written (on fewer vectors)."""
+
+import os
+import re
+
+from conftest import PYTHON_DIR
+
+
+def test_readme_tour_runs(tmp_path):
+    text = (PYTHON_DIR / "README.md").read_text()
+    tour = text.split("## A short tour", 1)[1]
+    (code,) = re.findall(r"```python\n(.*?)```", tour.split("\n## ", 1)[0], re.S)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        exec(code.replace("1_000_000", "20_000"), {})
+    finally:
+        os.chdir(cwd)
+    assert (tmp_path / "points.hyd").exists() and (tmp_path / "stream.jsonl").exists()
