@@ -37,6 +37,9 @@ pub enum OutFormat {
     Json,
     /// E8 root codes, one byte per vector, as one fory `E8Codes` message.
     Codes,
+    /// One plain fory `Gf8Batch` message (no container, no checksums): what
+    /// stock pyfory reads with `fory.deserialize(data)`.
+    Batch,
 }
 
 impl OutFormat {
@@ -48,6 +51,7 @@ impl OutFormat {
             OutFormat::Jsonl => "hydron container, JSON Lines",
             OutFormat::Json => "plain JSON array",
             OutFormat::Codes => "fory E8Codes message (E8 root codes)",
+            OutFormat::Batch => "fory Gf8Batch message",
         }
     }
 }
@@ -83,6 +87,12 @@ enum Inner {
     Codes {
         out: Out,
         codes: Vec<u8>,
+    },
+    /// Likewise the vectors of a plain batch message (32 bytes each): the
+    /// message starts with their byte length.
+    Batch {
+        out: Out,
+        vectors: Vec<Gf8>,
     },
 }
 
@@ -267,6 +277,10 @@ impl Sink {
                 out,
                 codes: Vec::new(),
             },
+            OutFormat::Batch => Inner::Batch {
+                out,
+                vectors: Vec::new(),
+            },
         };
         Ok(Sink {
             target: path.to_path_buf(),
@@ -326,6 +340,22 @@ impl Sink {
                 }
                 out.write_all(row).map_err(|e| CliError::io(target, &e))?;
             }
+            Inner::Batch { vectors: held, .. } => {
+                let total = held.len() + vectors.len();
+                if total > fory::MAX_BATCH_LEN {
+                    return Err(CliError::codec(
+                        target,
+                        &CodecError::TooLarge {
+                            length: total as u64 * 32,
+                            limit: fory::MAX_BATCH_LEN as u64 * 32,
+                            what: "a Gf8Batch message",
+                        },
+                    ));
+                }
+                held.try_reserve(vectors.len())
+                    .map_err(|e| too_large_to_hold(target, total, "vectors", &e))?;
+                held.extend_from_slice(vectors);
+            }
             Inner::Codes { .. } => unreachable!("codes are written by write_roots"),
         }
         self.vectors += vectors.len() as u64;
@@ -350,13 +380,7 @@ impl Sink {
                 }
                 if let Err(e) = codes.try_reserve(roots.len()) {
                     self.inner = None;
-                    return Err(CliError::new(
-                        Class::TooLarge,
-                        format!(
-                            "{}: cannot hold {total} codes in memory: {e}",
-                            target.display()
-                        ),
-                    ));
+                    return Err(too_large_to_hold(target, total, "codes", &e));
                 }
                 codes.extend(roots.iter().map(|r| r.code()));
                 self.vectors += roots.len() as u64;
@@ -390,9 +414,20 @@ impl Sink {
                 out
             }
             Inner::Codes { mut out, codes } => {
-                let head = codes_head(codes.len());
+                let head = message_head(fory::encode_codes(&[]), codes.len() as u64);
                 out.write_all(&head).map_err(io)?;
                 out.write_all(&codes).map_err(io)?;
+                out
+            }
+            Inner::Batch { mut out, vectors } => {
+                let head = message_head(fory::encode_batch(&[]), vectors.len() as u64 * 32);
+                out.write_all(&head).map_err(io)?;
+                let mut bytes = Vec::with_capacity(BUFFER_LEN);
+                for part in Gf8::slice_as_arrays(&vectors).chunks(BUFFER_LEN / 32) {
+                    bytes.clear();
+                    bytes.extend(part.as_flattened().iter().flat_map(|x| x.to_le_bytes()));
+                    out.write_all(&bytes).map_err(io)?;
+                }
                 out
             }
         };
@@ -413,6 +448,22 @@ impl Sink {
     }
 }
 
+/// The error for an output that must be held in memory and cannot be.
+fn too_large_to_hold(
+    target: &Path,
+    total: usize,
+    what: &str,
+    e: &std::collections::TryReserveError,
+) -> CliError {
+    CliError::new(
+        Class::TooLarge,
+        format!(
+            "{}: cannot hold {total} {what} in memory: {e}",
+            target.display()
+        ),
+    )
+}
+
 fn spent(target: &Path) -> CliError {
     CliError::new(
         Class::Io,
@@ -426,11 +477,10 @@ fn spent(target: &Path) -> CliError {
 /// The bytes of an `E8Codes` message before its `n` codes: the fory
 /// framing (what the codec writes before the codes of an empty message)
 /// and the count as a varuint32. `n` is at most [`fory::MAX_CODES_LEN`].
-fn codes_head(n: usize) -> Vec<u8> {
-    let mut head = fory::encode_codes(&[]);
-    // The empty message ends with its count, 0, in one byte.
+fn message_head(empty_message: Vec<u8>, mut n: u64) -> Vec<u8> {
+    let mut head = empty_message;
+    // The empty message ends with its length, 0, in one byte.
     head.pop();
-    let mut n = n as u64;
     loop {
         let byte = (n & 0x7f) as u8;
         n >>= 7;
@@ -516,9 +566,23 @@ mod tests {
     fn the_codes_head_is_the_codecs_framing() {
         for n in [0usize, 1, 127, 128, 300, 16_384, 70_000] {
             let roots = vec![E8Root::new(7).unwrap(); n];
-            let mut bytes = codes_head(n);
+            let mut bytes = message_head(fory::encode_codes(&[]), n as u64);
             bytes.extend(roots.iter().map(|r| r.code()));
             assert_eq!(bytes, fory::encode_codes(&roots), "{n}");
+        }
+    }
+
+    #[test]
+    fn batch_output_is_the_codecs_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.fory");
+        for n in [0usize, 1, 3, 5000] {
+            let vs: Vec<Gf8> = hydron_core::E8_ROOTS.iter().copied().cycle().take(n).collect();
+            let mut sink = Sink::create(&path, OutFormat::Batch, None).unwrap();
+            sink.write(&vs[..n / 2]).unwrap();
+            sink.write(&vs[n / 2..]).unwrap();
+            sink.finish().unwrap().commit().unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), fory::encode_batch(&vs), "{n}");
         }
     }
 
