@@ -13,8 +13,16 @@
 //! checks the value as [`Gf8::try_new`] does (finite, unit norm or zero); a
 //! bad value is a fory `InvalidData` error whose message names the coordinate
 //! or the norm, so a `Gf8` field can never hold an invalid vector after
-//! deserialization. A nullable `Gf8` field that is null, or a field missing
-//! from an older schema, reads as [`Gf8::ZERO`] (the [`Default`]).
+//! deserialization.
+//!
+//! Reading is stricter than fory's default for a custom serializer in two
+//! more ways. A null reference flag (`-3`) is an error, not
+//! [`Gf8::ZERO`]: a `Gf8` is never null (declare an optional field as
+//! `Option<Gf8>`, whose serializer reads the flag itself). And the type
+//! info must be exactly what fory writes for the registered type: the EXT
+//! kind and the registered id in shortest varuint form (fory's own reader
+//! accepts padded varints). A field missing from an older sender's struct
+//! still reads as [`Gf8::ZERO`] (the [`Default`]), as fory's derive asks.
 //!
 //! ```
 //! use fory::Fory;
@@ -29,7 +37,7 @@
 //! # Ok::<(), fory::Error>(())
 //! ```
 
-use fory::{Error, ReadContext, Serializer, WriteContext};
+use fory::{Error, ReadContext, RefFlag, RefMode, Serializer, TypeId, WriteContext};
 
 use crate::Gf8;
 
@@ -64,6 +72,45 @@ impl Serializer for Gf8 {
     fn reserved_space() -> usize {
         BODY_LEN
     }
+
+    /// fory's default, except that only a present value's reference flag
+    /// is accepted (not null, not a back-reference), and the type info is
+    /// checked byte for byte.
+    #[inline]
+    fn read(
+        context: &mut ReadContext,
+        ref_mode: RefMode,
+        read_type_info: bool,
+    ) -> Result<Gf8, Error> {
+        if ref_mode != RefMode::None {
+            let offset = context.reader.get_cursor();
+            let flag = context.reader.read_i8()?;
+            // fory's default reads a `REF_VALUE` (0) like a plain value,
+            // without reserving a reference id; so does this.
+            let tracked = flag == RefFlag::RefValue as i8 && ref_mode == RefMode::Tracking;
+            if flag != RefFlag::NotNullValue as i8 && !tracked {
+                return Err(bad_ref_flag(offset, flag));
+            }
+        }
+        if read_type_info {
+            let start = context.reader.get_cursor();
+            <Gf8 as Serializer>::read_type_info(context)?;
+            let raw = context
+                .reader
+                .sub_slice(start, context.reader.get_cursor())?;
+            let local = context.get_target_type_info(&core::any::TypeId::of::<Gf8>())?;
+            if local.get_type_id() == TypeId::EXT
+                && !is_ext_type_info(raw, local.get_user_type_id())
+            {
+                return Err(Error::invalid_data(format!(
+                    "Gf8 at byte {start}: the type info {raw:02x?} is not the EXT kind (31) and \
+                     user type id {} in shortest varuint form",
+                    local.get_user_type_id()
+                )));
+            }
+        }
+        <Gf8 as Serializer>::read_data(context)
+    }
 }
 
 /// The 32-byte little-endian body of `coords`.
@@ -74,6 +121,36 @@ fn to_le_bytes(coords: &[f32; 8]) -> [u8; BODY_LEN] {
         chunk.copy_from_slice(&x.to_le_bytes());
     }
     out
+}
+
+/// Whether `raw` is exactly the EXT kind byte and `id` as a shortest-form
+/// varuint32.
+fn is_ext_type_info(raw: &[u8], id: u32) -> bool {
+    let mut expected = [0u8; 6];
+    expected[0] = TypeId::EXT as u8;
+    let (mut value, mut len) = (id, 1);
+    while value >= 0x80 {
+        expected[len] = (value as u8) | 0x80;
+        value >>= 7;
+        len += 1;
+    }
+    expected[len] = value as u8;
+    raw == &expected[..=len]
+}
+
+#[cold]
+fn bad_ref_flag(offset: usize, flag: i8) -> Error {
+    let what = match flag {
+        f if f == RefFlag::Null as i8 => {
+            "is null (-3), but a Gf8 is never null: read an optional one as Option<Gf8>".into()
+        }
+        f if f == RefFlag::Ref as i8 => "is a back-reference (-2), which a Gf8 never is".into(),
+        f if f == RefFlag::RefValue as i8 => {
+            "is a tracked value (0), but reference tracking is off".into()
+        }
+        _ => format!("{flag} is not a fory reference flag"),
+    };
+    Error::invalid_data(format!("Gf8 at byte {offset}: the reference flag {what}"))
 }
 
 #[cold]

@@ -72,10 +72,12 @@
 
 mod batch;
 mod codes;
+mod exact;
 mod single;
 mod structs;
 mod wire;
 
+pub use exact::deserialize_exact;
 pub use structs::{E8Codes, Gf8Batch, E8_CODES_TYPE_INDEX, GF8_BATCH_TYPE_INDEX};
 
 use ::fory::Fory;
