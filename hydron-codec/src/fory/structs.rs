@@ -346,20 +346,81 @@ fn read_checked_type_info<T: StructSerializer>(
     name: &str,
 ) -> Result<Rc<TypeInfo>, Error> {
     let start = context.reader.get_cursor();
+    let next_index = context.meta_resolver.reading_type_infos.len();
     let type_info = struct_::read_compatible_type_info::<T>(context)?;
     let local = context.get_provider_type_info(&std::any::TypeId::of::<T>())?;
     let raw = context
         .reader
         .sub_slice(start, context.reader.get_cursor())?;
-    check_type_meta(raw, start, &local)
+    check_type_meta(raw, start, next_index, &local)
         .map_err(|why| Error::invalid_data(format!("{name} type info at {why}")))?;
     Ok(type_info)
 }
 
+/// The longest type meta body whose header fory's cache check skips
+/// with a one-byte size (`0xff` means a varuint32 size follows).
+const MAX_SHORT_META_BODY: usize = 254;
+
+/// Looks back from the body about to be read for a type meta header with
+/// the hash of `T`'s registered meta, and checks the meta it starts.
+///
+/// For a field of a user's struct, fory reads the field's type info
+/// itself and calls [`Serializer::read_data`]: the bytes of the type meta
+/// never reach [`read_checked_type_info`]. In compatible mode they
+/// immediately precede the body: `kind, marker, header (8 bytes), meta
+/// body (size from the header)`. fory takes any meta whose header has the
+/// registered 52-bit hash for `T` and skips its body unread. So every
+/// 8-byte window that ends `size` bytes before the body and reads as a
+/// header with that hash and that size (for every one-byte size) must be
+/// followed by exactly the registered meta body.
+///
+/// Validated data cannot look like such a header, and a type meta that is
+/// a back-reference, or a body that follows another body in a list,
+/// carries no header in the window, so the check never refuses a message
+/// fory wrote. What it cannot see: a meta with a header in the extended
+/// size form (size byte `0xff`, a varuint32 after the header), which
+/// hydron's metas (9 bytes) never use; `docs/fuzzing.md` lists it.
+fn check_meta_before<T: StructSerializer>(context: &ReadContext, name: &str) -> Result<(), Error> {
+    let cursor = context.reader.get_cursor();
+    let local = context.get_provider_type_info(&std::any::TypeId::of::<T>())?;
+    let def = local.get_type_def();
+    let Some(header) = def.first_chunk::<8>() else {
+        return Ok(());
+    };
+    let hash = |h: &[u8; 8]| i64::from_le_bytes(*h) >> META_HASH_SHIFT;
+    let local_hash = hash(header);
+    let window = context
+        .reader
+        .sub_slice(cursor.saturating_sub(8 + MAX_SHORT_META_BODY), cursor)?;
+    for size in 0..=MAX_SHORT_META_BODY.min(window.len().saturating_sub(8)) {
+        let at = window.len() - 8 - size;
+        let Some(found) = window[at..].first_chunk::<8>() else {
+            continue;
+        };
+        if usize::from(found[0]) == size && hash(found) == local_hash && window[at..] != def[..] {
+            let start = cursor - (window.len() - at);
+            return Err(Error::invalid_data(format!(
+                "{name} type info at {}",
+                meta_differs(&window[at..], &def, start)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The bits of a type meta header below its 52-bit hash (fory's
+/// `TYPE_META_HASH_SHIFT`).
+const META_HASH_SHIFT: u32 = 12;
+
 /// Checks `raw`, which starts at byte `start` of the input (a type kind
 /// byte, a varuint32 meta marker, then, for a new meta, the meta), against
-/// the registered type `local`.
-fn check_type_meta(raw: &[u8], start: usize, local: &TypeInfo) -> Result<(), String> {
+/// the registered type `local`; a new meta must be number `next_index`.
+fn check_type_meta(
+    raw: &[u8],
+    start: usize,
+    next_index: usize,
+    local: &TypeInfo,
+) -> Result<(), String> {
     let kind = struct_::actual_type_id(0, local.is_registered_by_name(), true);
     match raw.first() {
         Some(&found) if u32::from(found) == kind => {}
@@ -375,23 +436,34 @@ fn check_type_meta(raw: &[u8], start: usize, local: &TypeInfo) -> Result<(), Str
     if marker & 1 == 1 {
         return Ok(());
     }
-    let def = local.get_type_def();
-    let meta = &raw[at..];
-    if meta != &def[..] {
-        let first = meta
-            .iter()
-            .zip(def.iter())
-            .take_while(|(a, b)| a == b)
-            .count();
+    // fory numbers the metas of a message 0, 1, 2, … in the order they
+    // appear, and ignores the number of a new one; fory's writers never
+    // skip a number.
+    if marker as usize != next_index << 1 {
         return Err(format!(
-            "byte {}: the type meta differs from the registered one ({} bytes from byte {}): \
-             it names another type id, type name, field name or field type",
-            start + at + first,
-            def.len(),
-            start + at,
+            "byte {}: type meta marker {marker:#x} is not {:#x}, the marker of the next new \
+             type meta (number {next_index})",
+            start + 1,
+            next_index << 1
         ));
     }
+    let def = local.get_type_def();
+    if raw[at..] != def[..] {
+        return Err(meta_differs(&raw[at..], &def, start + at));
+    }
     Ok(())
+}
+
+/// Says where `meta`, found at byte `start`, first differs from `def`.
+#[cold]
+fn meta_differs(meta: &[u8], def: &[u8], start: usize) -> String {
+    let first = meta.iter().zip(def).take_while(|(a, b)| a == b).count();
+    format!(
+        "byte {}: the type meta differs from the registered one ({} bytes from byte {start}): \
+         it names another type id, type name, field name or field type",
+        start + first,
+        def.len(),
+    )
 }
 
 /// The fory traits for a struct type with a hand-written body. The bodies
@@ -461,6 +533,11 @@ macro_rules! fory_struct {
 
             #[inline]
             fn read_data(context: &mut ReadContext) -> Result<$ty, Error> {
+                // fory calls this directly for a field of a user's struct,
+                // after reading the field's type info itself.
+                if context.is_compatible() {
+                    check_meta_before::<Self>(context, stringify!($ty))?;
+                }
                 read_data(context, stringify!($ty))
             }
 
