@@ -24,7 +24,7 @@ const LENGTHS: [usize; 6] = [0, 1, 2, 7, 8, 9];
 fn unit(i: usize) -> Gf8 {
     let mut v = [0.0; 8];
     v[i % 8] = 0.6;
-    v[(i + 5) % 8] = if i % 2 == 0 { 0.8 } else { -0.8 };
+    v[(i + 5) % 8] = if i.is_multiple_of(2) { 0.8 } else { -0.8 };
     Gf8::try_new(v).unwrap()
 }
 

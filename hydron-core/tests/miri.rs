@@ -32,7 +32,7 @@ fn unit(i: usize) -> [f32; 8] {
     // (±0.6, ±0.8) in two coordinates.
     let mut v = [0.0; 8];
     match i % 3 {
-        0 => v[i % 8] = if i % 2 == 0 { 1.0 } else { -1.0 },
+        0 => v[i % 8] = if i.is_multiple_of(2) { 1.0 } else { -1.0 },
         1 => {
             v[i % 8] = 0.6;
             v[(i + 3) % 8] = -0.8;
