@@ -263,9 +263,19 @@ fn write_data<T: Body>(value: &T, context: &mut WriteContext) -> Result<(), Erro
     value.write_body(context)
 }
 
-/// Reads a body, checking the version hash when fory checks versions.
+/// Reads a body, checking the version hash when fory checks versions, and
+/// in compatible mode the type meta in front of it ([`check_meta_before`]:
+/// every path fory takes to a body comes here, including those where fory
+/// read the type info itself: a field of a user's struct, the elements of
+/// a list).
 #[inline]
-fn read_data<T: Body>(context: &mut ReadContext, name: &str) -> Result<T, Error> {
+fn read_data<T: Body + StructSerializer>(
+    context: &mut ReadContext,
+    name: &str,
+) -> Result<T, Error> {
+    if context.is_compatible() {
+        check_meta_before::<T>(context, name)?;
+    }
     if context.is_check_struct_version() {
         let found = context.reader.read_i32()?;
         if found != T::VERSION_HASH {
@@ -364,9 +374,10 @@ const MAX_SHORT_META_BODY: usize = 254;
 /// Looks back from the body about to be read for a type meta header with
 /// the hash of `T`'s registered meta, and checks the meta it starts.
 ///
-/// For a field of a user's struct, fory reads the field's type info
-/// itself and calls [`Serializer::read_data`]: the bytes of the type meta
-/// never reach [`read_checked_type_info`]. In compatible mode they
+/// For a field of a user's struct, or the elements of a list, fory reads
+/// the type info itself and calls [`Serializer::read_data`] or
+/// `read_with_type_info`: the bytes of the type meta never reach
+/// [`read_checked_type_info`]. In compatible mode they
 /// immediately precede the body: `kind, marker, header (8 bytes), meta
 /// body (size from the header)`. fory takes any meta whose header has the
 /// registered 52-bit hash for `T` and skips its body unread. So every
@@ -533,11 +544,6 @@ macro_rules! fory_struct {
 
             #[inline]
             fn read_data(context: &mut ReadContext) -> Result<$ty, Error> {
-                // fory calls this directly for a field of a user's struct,
-                // after reading the field's type info itself.
-                if context.is_compatible() {
-                    check_meta_before::<Self>(context, stringify!($ty))?;
-                }
                 read_data(context, stringify!($ty))
             }
 
