@@ -15,7 +15,10 @@
 //! Reading validates: a `Gf8Batch` read by fory holds only valid vectors
 //! (as [`Policy::Strict`]), and an `E8Codes` only codes below 240; anything
 //! else is a fory `InvalidData` error that names the vector, and the
-//! coordinate or norm.
+//! coordinate or norm. Reading is also stricter than the derive about the
+//! envelope: a null reference flag is an error, and in compatible mode the
+//! type meta must be the registered one byte for byte (see the module docs
+//! of [`fory`](super) for what fory itself skips).
 
 use std::rc::Rc;
 use std::sync::Arc;
