@@ -249,6 +249,14 @@ struct Cloud {
     points: Gf8Batch,
 }
 
+thread_local! {
+    static CLOUD_FORY: Fory = {
+        let mut fory = hfory::xlang_fory().unwrap();
+        fory.register::<Cloud>(5).unwrap();
+        fory
+    };
+}
+
 #[test]
 fn a_nested_gf8_batch_meta_is_checked_too() {
     let mut fory = hfory::xlang_fory().unwrap();
@@ -320,8 +328,18 @@ fn batch_bits(b: &Vec<Gf8>) -> Vec<u32> {
         .collect()
 }
 
+thread_local! {
+    /// Built once per test thread: building and registering a `Fory` costs
+    /// far more than reading a short message.
+    static FORYS: [(&'static str, Fory); 2] = forys();
+}
+
 fn check_agreement(input: &[u8]) {
-    for (name, fory) in forys() {
+    FORYS.with(|forys| check_agreement_with(forys, input));
+}
+
+fn check_agreement_with(forys: &[(&str, Fory)], input: &[u8]) {
+    for (name, fory) in forys {
         agree(
             name,
             hfory::deserialize_exact::<Gf8Batch>(&fory, input).map(|b| b.0),
@@ -361,6 +379,27 @@ fn valid_messages_decode_the_same_both_ways() {
             hfory::deserialize_exact::<Gf8>(&fory, &bytes).unwrap(),
             vs[7]
         );
+    }
+}
+
+#[test]
+fn every_single_byte_change_of_the_framing_agrees() {
+    // Exhaustive over the framing (and the first data bytes) of each kind
+    // of message, in both header forms: every position, every byte value.
+    for kind in 0..3 {
+        for native in [false, true] {
+            let mut good = message(kind, 2, 7);
+            if native {
+                good[0] = 0;
+            }
+            for at in 0..good.len().min(30) {
+                for value in 0..=255u8 {
+                    let mut input = good.clone();
+                    input[at] = value;
+                    check_agreement(&input);
+                }
+            }
+        }
     }
 }
 
@@ -408,7 +447,7 @@ fn edit() -> impl Strategy<Value = Edit> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(2048))]
 
     #[test]
     fn random_bytes_never_panic_and_agree(input in proptest::collection::vec(any::<u8>(), 0..80)) {
@@ -449,17 +488,17 @@ proptest! {
     fn mutated_user_structs_never_panic(
         edits in proptest::collection::vec(edit(), 1..4),
     ) {
-        let mut fory = hfory::xlang_fory().unwrap();
-        fory.register::<Cloud>(5).unwrap();
-        let cloud = Cloud { label: "c".into(), points: Gf8Batch(vec![unit(1), unit(2)]) };
-        let mut input = fory.serialize(&cloud).unwrap();
-        for e in &edits {
-            apply(&mut input, e);
-        }
-        if let Ok(back) = hfory::deserialize_exact::<Cloud>(&fory, &input) {
-            // Whatever was accepted holds only valid vectors.
-            prop_assert!(back.points.0.iter().all(|v| Gf8::try_new(v.to_array()).is_ok()));
-        }
+        CLOUD_FORY.with(|fory| {
+            let cloud = Cloud { label: "c".into(), points: Gf8Batch(vec![unit(1), unit(2)]) };
+            let mut input = fory.serialize(&cloud).unwrap();
+            for e in &edits {
+                apply(&mut input, e);
+            }
+            if let Ok(back) = hfory::deserialize_exact::<Cloud>(fory, &input) {
+                // Whatever was accepted holds only valid vectors.
+                assert!(back.points.0.iter().all(|v| Gf8::try_new(v.to_array()).is_ok()));
+            }
+        });
     }
 }
 

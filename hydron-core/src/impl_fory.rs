@@ -98,14 +98,11 @@ impl Serializer for Gf8 {
             let raw = context
                 .reader
                 .sub_slice(start, context.reader.get_cursor())?;
-            let local = context.get_target_type_info(&core::any::TypeId::of::<Gf8>())?;
-            if local.get_type_id() == TypeId::EXT
-                && !is_ext_type_info(raw, local.get_user_type_id())
-            {
+            if !is_ext_type_info(raw) {
                 return Err(Error::invalid_data(format!(
-                    "Gf8 at byte {start}: the type info {raw:02x?} is not the EXT kind (31) and \
-                     user type id {} in shortest varuint form",
-                    local.get_user_type_id()
+                    "Gf8 at byte {start}: the type info {raw:02x?} is not what fory writes for \
+                     a registered Gf8: the EXT kind (31) and the user type id in shortest \
+                     varuint form, or the NAMED_EXT kind (32)"
                 )));
             }
         }
@@ -123,19 +120,27 @@ fn to_le_bytes(coords: &[f32; 8]) -> [u8; BODY_LEN] {
     out
 }
 
-/// Whether `raw` is exactly the EXT kind byte and `id` as a shortest-form
-/// varuint32.
-fn is_ext_type_info(raw: &[u8], id: u32) -> bool {
-    let mut expected = [0u8; 6];
-    expected[0] = TypeId::EXT as u8;
-    let (mut value, mut len) = (id, 1);
-    while value >= 0x80 {
-        expected[len] = (value as u8) | 0x80;
-        value >>= 7;
-        len += 1;
+/// Whether `raw`, type info that fory has already resolved to `Gf8`'s
+/// registration, is in the form fory writes: the EXT kind and a
+/// shortest-form varuint32 (fory's reader also resolves the STRUCT or ENUM
+/// kind with the same id, and padded or over-long varints), or the
+/// NAMED_EXT kind (registration by name, which fory checks by name).
+fn is_ext_type_info(raw: &[u8]) -> bool {
+    match raw {
+        [kind, ..] if *kind == TypeId::NAMED_EXT as u8 => true,
+        [kind, id @ ..] if *kind == TypeId::EXT as u8 => match id {
+            [] => false,
+            [last] => *last < 0x80,
+            [init @ .., last] => {
+                id.len() <= 5
+                    && init.iter().all(|b| b & 0x80 != 0)
+                    && *last != 0
+                    && *last < 0x80
+                    && (id.len() < 5 || *last <= 0x0f)
+            }
+        },
+        _ => false,
     }
-    expected[len] = value as u8;
-    raw == &expected[..=len]
 }
 
 #[cold]
@@ -222,6 +227,56 @@ mod tests {
         bytes[5..9].copy_from_slice(&2.0f32.to_le_bytes());
         let err = fory.deserialize::<Gf8>(&bytes).unwrap_err().to_string();
         assert!(err.contains("norm is 2"), "{err}");
+    }
+
+    #[test]
+    fn type_info_must_be_the_form_fory_writes() {
+        use super::is_ext_type_info;
+        assert!(is_ext_type_info(&[31, 0xe0, 0x12]));
+        assert!(is_ext_type_info(&[31, 0x05]));
+        assert!(is_ext_type_info(&[31, 0xff, 0xff, 0xff, 0xff, 0x0f]));
+        assert!(is_ext_type_info(&[32, 0x00, 0x11]));
+        assert!(!is_ext_type_info(&[31]));
+        assert!(!is_ext_type_info(&[31, 0xe0, 0x92, 0x00]), "padded");
+        assert!(
+            !is_ext_type_info(&[31, 0xff, 0xff, 0xff, 0xff, 0x1f]),
+            "beyond 32 bits"
+        );
+        assert!(
+            !is_ext_type_info(&[31, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]),
+            "6 bytes"
+        );
+        assert!(!is_ext_type_info(&[27, 0xe0, 0x12]), "STRUCT kind");
+
+        // Through fory: the same value with the STRUCT kind, or a padded id.
+        let fory = fory();
+        let good = fory.serialize(&unit(5)).unwrap();
+        assert_eq!(fory.deserialize::<Gf8>(&good).unwrap(), unit(5));
+        let mut bytes = good.clone();
+        bytes[2] = 27;
+        let err = fory.deserialize::<Gf8>(&bytes).unwrap_err().to_string();
+        assert!(err.contains("Gf8 at byte 2: the type info"), "{err}");
+        let mut bytes = good[..4].to_vec();
+        bytes.extend_from_slice(&[0x92, 0x00]);
+        bytes.extend_from_slice(&good[5..]);
+        assert!(fory.deserialize::<Gf8>(&bytes).is_err());
+    }
+
+    #[test]
+    fn a_null_flag_is_an_error_not_zero() {
+        let fory = fory();
+        let err = fory
+            .deserialize::<Gf8>(&[0x01, 0xfd])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("Gf8 at byte 1: the reference flag is null (-3)"),
+            "{err}"
+        );
+        assert_eq!(
+            fory.deserialize::<Option<Gf8>>(&[0x01, 0xfd]).unwrap(),
+            None
+        );
     }
 
     #[test]
