@@ -342,19 +342,19 @@ fn check_agreement_with(forys: &[(&str, Fory)], input: &[u8]) {
     for (name, fory) in forys {
         agree(
             name,
-            hfory::deserialize_exact::<Gf8Batch>(&fory, input).map(|b| b.0),
+            hfory::deserialize_exact::<Gf8Batch>(fory, input).map(|b| b.0),
             hfory::decode_batch(input, Policy::Strict),
             batch_bits,
         );
         agree(
             name,
-            hfory::deserialize_exact::<E8Codes>(&fory, input).map(|c| c.0),
+            hfory::deserialize_exact::<E8Codes>(fory, input).map(|c| c.0),
             hfory::decode_codes(input),
             |c| c.iter().map(|r| u32::from(r.code())).collect(),
         );
         agree(
             name,
-            hfory::deserialize_exact::<Gf8>(&fory, input),
+            hfory::deserialize_exact::<Gf8>(fory, input),
             hfory::decode_gf8(input, Policy::Strict),
             |v| v.to_array().map(f32::to_bits).to_vec(),
         );
