@@ -190,6 +190,18 @@ pub enum CodecError {
     #[cfg(feature = "fory")]
     #[error("fory: {0}")]
     Fory(#[from] ::fory::Error),
+    /// Generic fory deserialization failed (through
+    /// [`fory::deserialize_exact`](crate::fory::deserialize_exact)); the
+    /// offset is where fory's reader stopped, at or just after the bad
+    /// bytes.
+    #[cfg(feature = "fory")]
+    #[error("fory error at byte offset {offset}: {error}")]
+    ForyAt {
+        /// Where fory's reader stopped.
+        offset: u64,
+        /// fory's error.
+        error: ::fory::Error,
+    },
 }
 
 impl From<BatchError> for CodecError {

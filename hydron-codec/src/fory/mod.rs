@@ -68,14 +68,79 @@
 //! fory.register_type(Gf8, type_id=2400, serializer=Gf8Serializer(fory.type_resolver, Gf8))
 //! ```
 //!
+//! # Generic fory: what is checked, and what is not
+//!
+//! Read through `fory.deserialize` (after [`register`]), hydron's own
+//! serializers check everything they can see, wherever fory reads them (a
+//! root value, a field of your struct, an element of a list):
+//!
+//! - the numbers: every vector as by [`Policy::Strict`], every code below
+//!   240;
+//! - the framing of a [`Gf8Batch`] or [`E8Codes`] body: the array length a
+//!   whole number of vectors, in shortest varint form, and no longer than
+//!   the input (checked before allocating);
+//! - the type: in compatible mode the type meta byte for byte against the
+//!   registered one (fory itself compares only the 52-bit hash in the
+//!   meta's header and skips the body unread, so a meta naming id 2403, or
+//!   another field name or type, under the same header was taken for a
+//!   `Gf8Batch`), and a new meta's number; for a root [`Gf8`], its type id
+//!   in shortest varint form;
+//! - the reference flag: a null flag (`-3`) is an error, not an empty batch
+//!   or [`Gf8::ZERO`] (an optional value is an `Option<Gf8Batch>`, which
+//!   reads null as `None`); so is a back-reference, or a tracked-value flag
+//!   when tracking is off.
+//!
+//! Two checks need the whole message, and `fory.deserialize` makes neither:
+//! use [`deserialize_exact`], which does both and returns a [`CodecError`]
+//! with the byte offset:
+//!
+//! - **trailing bytes**: fory stops after the root value and ignores the
+//!   rest, so a batch whose length prefix is 32 bytes short reads as its
+//!   first vectors;
+//! - **a null root** of your own struct: fory reads the message `01 fd` as
+//!   the struct's default.
+//!
+//! What remains in fory 1.7.7's own `Fory::deserialize`, even through
+//! [`deserialize_exact`]:
+//!
+//! - a **null element of a list** (`Vec<Gf8>`, `Vec<Gf8Batch>`, … sent
+//!   with the list's has-null flag, e.g. from a sender's
+//!   `Vec<Option<Gf8>>`) reads as the default (`Gf8::ZERO`, an empty
+//!   batch): fory does not call hydron's reader for it, and the default it
+//!   asks for is the one a field missing from an older sender's struct
+//!   must get;
+//! - a **field missing** from the sender's struct reads as that default,
+//!   by design of compatible mode;
+//! - a type meta in front of a **field or list element** (not a root) is
+//!   found by looking back from the body, and only in the one-byte size
+//!   form; a meta in fory's extended size form (size byte `0xff`), which no
+//!   writer uses for hydron's 9-byte metas, is not checked there;
+//! - the type id of a **`Gf8` field** (not a root) is read by fory's
+//!   lenient varint reader (a padded form of 2400 still means 2400);
+//! - fory's own types (strings, lists, maps, your derived structs) keep
+//!   fory's checks: its varint reader accepts padded forms and drops bits
+//!   above 32, and a schema-consistent `Fory` built with
+//!   `check_struct_version(false)` checks no schema;
+//! - a `Fory` with reference tracking accepts `0x00` (a tracked value) as
+//!   the root flag, which hydron's hand-written decoders refuse.
+//!
+//! For a `Gf8Batch`, `E8Codes` or `Gf8` on its own, prefer the
+//! hand-written decoders above: they check the whole message, are faster,
+//! and take a [`Policy`]. [`deserialize_exact`] never accepts a message
+//! they reject, nor decodes one differently (a property test holds it to
+//! them); it refuses some they accept (the schema-consistent form, which a
+//! compatible `Fory` never writes).
+//!
 //! The exact bytes of every message are in `docs/format.md`.
 
 mod batch;
 mod codes;
+mod exact;
 mod single;
 mod structs;
 mod wire;
 
+pub use exact::deserialize_exact;
 pub use structs::{E8Codes, Gf8Batch, E8_CODES_TYPE_INDEX, GF8_BATCH_TYPE_INDEX};
 
 use ::fory::Fory;

@@ -15,7 +15,10 @@
 //! Reading validates: a `Gf8Batch` read by fory holds only valid vectors
 //! (as [`Policy::Strict`]), and an `E8Codes` only codes below 240; anything
 //! else is a fory `InvalidData` error that names the vector, and the
-//! coordinate or norm.
+//! coordinate or norm. Reading is also stricter than the derive about the
+//! envelope: a null reference flag is an error, and in compatible mode the
+//! type meta must be the registered one byte for byte (see the module docs
+//! of [`fory`](super) for what fory itself skips).
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -263,9 +266,19 @@ fn write_data<T: Body>(value: &T, context: &mut WriteContext) -> Result<(), Erro
     value.write_body(context)
 }
 
-/// Reads a body, checking the version hash when fory checks versions.
+/// Reads a body, checking the version hash when fory checks versions, and
+/// in compatible mode the type meta in front of it ([`check_meta_before`]:
+/// every path fory takes to a body comes here, including those where fory
+/// read the type info itself: a field of a user's struct, the elements of
+/// a list).
 #[inline]
-fn read_data<T: Body>(context: &mut ReadContext, name: &str) -> Result<T, Error> {
+fn read_data<T: Body + StructSerializer>(
+    context: &mut ReadContext,
+    name: &str,
+) -> Result<T, Error> {
+    if context.is_compatible() {
+        check_meta_before::<T>(context, name)?;
+    }
     if context.is_check_struct_version() {
         let found = context.reader.read_i32()?;
         if found != T::VERSION_HASH {
@@ -282,9 +295,197 @@ fn read_data<T: Body>(context: &mut ReadContext, name: &str) -> Result<T, Error>
     Ok(value)
 }
 
+/// Reads the reference flag in front of a value (when `ref_mode` has one)
+/// and accepts only a value that is present: `NOT_NULL_VALUE` (-1), or,
+/// under reference tracking, `REF_VALUE` (0, a first occurrence, whose
+/// reference id is reserved as fory's derive does).
+///
+/// fory's derive reads a null flag (-3) as the type's default, so a null
+/// `Gf8Batch` would read as an empty batch. Here it is an error: a value of
+/// these types is never null (an optional one is an `Option<Gf8Batch>`,
+/// whose serializer reads the flag itself and never calls this).
+#[inline]
+fn read_ref_flag(context: &mut ReadContext, ref_mode: RefMode, name: &str) -> Result<(), Error> {
+    if ref_mode == RefMode::None {
+        return Ok(());
+    }
+    let offset = context.reader.get_cursor();
+    let flag = context.reader.read_i8()?;
+    if flag == RefFlag::NotNullValue as i8 {
+        return Ok(());
+    }
+    if flag == RefFlag::RefValue as i8 && ref_mode == RefMode::Tracking {
+        context.ref_reader.reserve_ref_id();
+        return Ok(());
+    }
+    Err(bad_ref_flag(name, offset, flag))
+}
+
+#[cold]
+fn bad_ref_flag(name: &str, offset: usize, flag: i8) -> Error {
+    let what = match flag {
+        f if f == RefFlag::Null as i8 => {
+            format!(
+                "is null (-3), but {name} values are never null: read an optional one as Option<{name}>"
+            )
+        }
+        f if f == RefFlag::Ref as i8 => {
+            "is a back-reference (-2), which these values never are".into()
+        }
+        f if f == RefFlag::RefValue as i8 => {
+            "is a tracked value (0), but reference tracking is off".into()
+        }
+        _ => format!("{flag} is not a fory reference flag"),
+    };
+    Error::invalid_data(format!(
+        "{name} at byte {offset}: the reference flag {what}"
+    ))
+}
+
+/// Reads the type info of a struct value in compatible mode, as fory's
+/// derive does, and then checks the bytes it consumed.
+///
+/// fory identifies a type meta by the 52-bit hash in its 8-byte header:
+/// when the hash equals that of the expected local type, fory skips the
+/// meta body unread. A meta that names another type id, or another field
+/// name or type, under an unchanged header would be taken for hydron's
+/// type. So the bytes are compared with the meta fory writes for the
+/// registered type: the type kind, the marker of a new meta, and the meta
+/// itself byte for byte. (A marker that refers back to a meta read earlier
+/// in the same message is left to fory, which checks that it resolved to
+/// this type.)
+fn read_checked_type_info<T: StructSerializer>(
+    context: &mut ReadContext,
+    name: &str,
+) -> Result<Rc<TypeInfo>, Error> {
+    let start = context.reader.get_cursor();
+    let next_index = context.meta_resolver.reading_type_infos.len();
+    let type_info = struct_::read_compatible_type_info::<T>(context)?;
+    let local = context.get_provider_type_info(&std::any::TypeId::of::<T>())?;
+    let raw = context
+        .reader
+        .sub_slice(start, context.reader.get_cursor())?;
+    check_type_meta(raw, start, next_index, &local)
+        .map_err(|why| Error::invalid_data(format!("{name} type info at {why}")))?;
+    Ok(type_info)
+}
+
+/// The longest type meta body whose header fory's cache check skips
+/// with a one-byte size (`0xff` means a varuint32 size follows).
+const MAX_SHORT_META_BODY: usize = 254;
+
+/// Looks back from the body about to be read for a type meta header with
+/// the hash of `T`'s registered meta, and checks the meta it starts.
+///
+/// For a field of a user's struct, or the elements of a list, fory reads
+/// the type info itself and calls [`Serializer::read_data`] or
+/// `read_with_type_info`: the bytes of the type meta never reach
+/// [`read_checked_type_info`]. In compatible mode they
+/// immediately precede the body: `kind, marker, header (8 bytes), meta
+/// body (size from the header)`. fory takes any meta whose header has the
+/// registered 52-bit hash for `T` and skips its body unread. So every
+/// 8-byte window that ends `size` bytes before the body and reads as a
+/// header with that hash and that size (for every one-byte size) must be
+/// followed by exactly the registered meta body.
+///
+/// Validated data cannot look like such a header, and a type meta that is
+/// a back-reference, or a body that follows another body in a list,
+/// carries no header in the window, so the check never refuses a message
+/// fory wrote. What it cannot see: a meta with a header in the extended
+/// size form (size byte `0xff`, a varuint32 after the header), which
+/// hydron's metas (9 bytes) never use; `docs/fuzzing.md` lists it.
+fn check_meta_before<T: StructSerializer>(context: &ReadContext, name: &str) -> Result<(), Error> {
+    let cursor = context.reader.get_cursor();
+    let local = context.get_provider_type_info(&std::any::TypeId::of::<T>())?;
+    let def = local.get_type_def();
+    let Some(header) = def.first_chunk::<8>() else {
+        return Ok(());
+    };
+    let hash = |h: &[u8; 8]| i64::from_le_bytes(*h) >> META_HASH_SHIFT;
+    let local_hash = hash(header);
+    let window = context
+        .reader
+        .sub_slice(cursor.saturating_sub(8 + MAX_SHORT_META_BODY), cursor)?;
+    for size in 0..=MAX_SHORT_META_BODY.min(window.len().saturating_sub(8)) {
+        let at = window.len() - 8 - size;
+        let Some(found) = window[at..].first_chunk::<8>() else {
+            continue;
+        };
+        if usize::from(found[0]) == size && hash(found) == local_hash && window[at..] != def[..] {
+            let start = cursor - (window.len() - at);
+            return Err(Error::invalid_data(format!(
+                "{name} type info at {}",
+                meta_differs(&window[at..], &def, start)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The bits of a type meta header below its 52-bit hash (fory's
+/// `TYPE_META_HASH_SHIFT`).
+const META_HASH_SHIFT: u32 = 12;
+
+/// Checks `raw`, which starts at byte `start` of the input (a type kind
+/// byte, a varuint32 meta marker, then, for a new meta, the meta), against
+/// the registered type `local`; a new meta must be number `next_index`.
+fn check_type_meta(
+    raw: &[u8],
+    start: usize,
+    next_index: usize,
+    local: &TypeInfo,
+) -> Result<(), String> {
+    let kind = struct_::actual_type_id(0, local.is_registered_by_name(), true);
+    match raw.first() {
+        Some(&found) if u32::from(found) == kind => {}
+        Some(&found) => {
+            return Err(format!(
+                "byte {start}: fory type kind {found}, expected {kind} (a compatible struct)"
+            ))
+        }
+        None => return Err(format!("byte {start}: no fory type kind")),
+    }
+    let (marker, at) = wire::read_varuint32(raw, 1, "the type meta marker")
+        .map_err(|e| format!("byte {}: {e}", start + 1))?;
+    if marker & 1 == 1 {
+        return Ok(());
+    }
+    // fory numbers the metas of a message 0, 1, 2, … in the order they
+    // appear, and ignores the number of a new one; fory's writers never
+    // skip a number.
+    if marker as usize != next_index << 1 {
+        return Err(format!(
+            "byte {}: type meta marker {marker:#x} is not {:#x}, the marker of the next new \
+             type meta (number {next_index})",
+            start + 1,
+            next_index << 1
+        ));
+    }
+    let def = local.get_type_def();
+    if raw[at..] != def[..] {
+        return Err(meta_differs(&raw[at..], &def, start + at));
+    }
+    Ok(())
+}
+
+/// Says where `meta`, found at byte `start`, first differs from `def`.
+#[cold]
+fn meta_differs(meta: &[u8], def: &[u8], start: usize) -> String {
+    let first = meta.iter().zip(def).take_while(|(a, b)| a == b).count();
+    format!(
+        "byte {}: the type meta differs from the registered one ({} bytes from byte {start}): \
+         it names another type id, type name, field name or field type",
+        start + first,
+        def.len(),
+    )
+}
+
 /// The fory traits for a struct type with a hand-written body. The bodies
-/// of `write`, `read` and `read_with_type_info` are those fory's derive
-/// generates for every struct (reference flag, type info, body).
+/// of `write`, `read` and `read_with_type_info` follow those fory's derive
+/// generates for every struct (reference flag, type info, body), but are
+/// stricter: a null reference flag is an error instead of the default
+/// value ([`read_ref_flag`]), and the type meta is checked byte for byte
+/// ([`read_checked_type_info`]).
 macro_rules! fory_struct {
     ($ty:ident, $schema:ty, $index:expr) => {
         impl StructSerializer for $ty {
@@ -381,32 +582,19 @@ macro_rules! fory_struct {
                 ref_mode: RefMode,
                 read_type_info: bool,
             ) -> Result<$ty, Error> {
-                let ref_flag = if ref_mode != RefMode::None {
-                    context.reader.read_i8()?
-                } else {
-                    RefFlag::NotNullValue as i8
-                };
-                if ref_flag == RefFlag::NotNullValue as i8 || ref_flag == RefFlag::RefValue as i8 {
-                    if ref_flag == RefFlag::RefValue as i8 && ref_mode == RefMode::Tracking {
-                        context.ref_reader.reserve_ref_id();
-                    }
-                    if context.is_compatible() {
-                        let type_info = if read_type_info {
-                            struct_::read_compatible_type_info::<Self>(context)?
-                        } else {
-                            context.get_provider_type_info(&std::any::TypeId::of::<Self>())?
-                        };
-                        <Self as StructSerializer>::read_compatible(context, &type_info)
+                read_ref_flag(context, ref_mode, stringify!($ty))?;
+                if context.is_compatible() {
+                    let type_info = if read_type_info {
+                        read_checked_type_info::<Self>(context, stringify!($ty))?
                     } else {
-                        if read_type_info {
-                            <Self as Serializer>::read_type_info(context)?;
-                        }
-                        <Self as Serializer>::read_data(context)
-                    }
-                } else if ref_flag == RefFlag::Null as i8 {
-                    <Self as Serializer>::default_value(context)
+                        context.get_provider_type_info(&std::any::TypeId::of::<Self>())?
+                    };
+                    <Self as StructSerializer>::read_compatible(context, &type_info)
                 } else {
-                    Err(struct_::invalid_ref_flag(ref_flag))
+                    if read_type_info {
+                        <Self as Serializer>::read_type_info(context)?;
+                    }
+                    <Self as Serializer>::read_data(context)
                 }
             }
 
@@ -416,24 +604,11 @@ macro_rules! fory_struct {
                 ref_mode: RefMode,
                 type_info: &Rc<TypeInfo>,
             ) -> Result<$ty, Error> {
-                let ref_flag = if ref_mode != RefMode::None {
-                    context.reader.read_i8()?
+                read_ref_flag(context, ref_mode, stringify!($ty))?;
+                if context.is_compatible() {
+                    <Self as StructSerializer>::read_compatible(context, type_info)
                 } else {
-                    RefFlag::NotNullValue as i8
-                };
-                if ref_flag == RefFlag::NotNullValue as i8 || ref_flag == RefFlag::RefValue as i8 {
-                    if ref_flag == RefFlag::RefValue as i8 && ref_mode == RefMode::Tracking {
-                        context.ref_reader.reserve_ref_id();
-                    }
-                    if context.is_compatible() {
-                        <Self as StructSerializer>::read_compatible(context, type_info)
-                    } else {
-                        <Self as Serializer>::read_data(context)
-                    }
-                } else if ref_flag == RefFlag::Null as i8 {
-                    <Self as Serializer>::default_value(context)
-                } else {
-                    Err(struct_::invalid_ref_flag(ref_flag))
+                    <Self as Serializer>::read_data(context)
                 }
             }
 

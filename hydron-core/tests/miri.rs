@@ -1,0 +1,192 @@
+//! Small tests of every `unsafe` block in hydron-core, sized to run under
+//! Miri in seconds (`bash scripts/miri.sh`); they also run in the normal
+//! suite. Each one goes through the public API that wraps the unsafe code:
+//!
+//! - `batch::copy_validated_uninit` / `copy_validated_into` (the
+//!   `as_slots` / `assume_written` casts in `simd/scalar.rs` and
+//!   `batch.rs`), on every backend, from input slices starting at offsets
+//!   0..4 of a buffer, for lengths around the 8-vector block size, with and
+//!   without a bad vector (whose error must come before any slot past it
+//!   is read);
+//! - `Gf8::vec_from_arrays{,_unchecked}`, `vec_into_arrays`,
+//!   `slice_from_arrays{,_unchecked}` (`Vec::from_raw_parts` and
+//!   `slice::from_raw_parts` in `gf8.rs`), with capacity ≠ length;
+//! - the `unsafe impl CheckedBitPattern for Gf8` through bytemuck's checked
+//!   casts, aligned and misaligned.
+//!
+//! Under Miri, `is_x86_feature_detected!` answers false, so the dispatch
+//! picks the scalar or portable backend; built with `-C
+//! target-feature=+avx2,+fma` it picks AVX2, whose intrinsics Miri
+//! executes. `scripts/miri.sh` runs all three.
+
+use std::mem::MaybeUninit;
+
+use hydron_core::batch::{self, Backend};
+use hydron_core::Gf8;
+
+/// Lengths around the 8-vector block of the SIMD kernels.
+const LENGTHS: [usize; 7] = [0, 1, 2, 7, 8, 9, 17];
+
+fn unit(i: usize) -> [f32; 8] {
+    // Exactly representable unit vectors: a signed basis vector or
+    // (±0.6, ±0.8) in two coordinates.
+    let mut v = [0.0; 8];
+    match i % 3 {
+        0 => v[i % 8] = if i.is_multiple_of(2) { 1.0 } else { -1.0 },
+        1 => {
+            v[i % 8] = 0.6;
+            v[(i + 3) % 8] = -0.8;
+        }
+        _ => {}
+    }
+    v
+}
+
+/// The arrays' little-endian bytes, after `offset` filler bytes.
+fn bytes_at(offset: usize, arrays: &[[f32; 8]]) -> Vec<u8> {
+    let mut buf = vec![0xA5; offset];
+    for x in arrays.as_flattened() {
+        buf.extend_from_slice(&x.to_le_bytes());
+    }
+    buf
+}
+
+#[test]
+fn copy_validated_uninit_reads_any_alignment_and_writes_every_slot() {
+    for n in LENGTHS {
+        let arrays: Vec<[f32; 8]> = (0..n).map(unit).collect();
+        for offset in 0..4 {
+            let buf = bytes_at(offset, &arrays);
+            let input = &buf[offset..];
+            for backend in Backend::ALL {
+                let mut out: Vec<Gf8> = Vec::with_capacity(n + 3);
+                let written = backend
+                    .copy_validated_uninit(input, &mut out.spare_capacity_mut()[..n])
+                    .unwrap();
+                assert_eq!(Gf8::slice_as_arrays(written), &arrays[..], "{backend:?}");
+            }
+            let mut slots = vec![MaybeUninit::<Gf8>::uninit(); n];
+            let written = batch::copy_validated_uninit(input, &mut slots).unwrap();
+            assert_eq!(Gf8::slice_as_arrays(written), &arrays[..]);
+        }
+    }
+}
+
+#[test]
+fn a_bad_vector_stops_the_copy_without_reading_unwritten_slots() {
+    for n in LENGTHS.into_iter().filter(|&n| n > 0) {
+        for bad in [0, n / 2, n - 1] {
+            let mut arrays: Vec<[f32; 8]> = (0..n).map(unit).collect();
+            arrays[bad][bad % 8] = f32::NAN;
+            for offset in 0..4 {
+                let buf = bytes_at(offset, &arrays);
+                for backend in Backend::ALL {
+                    let mut slots = vec![MaybeUninit::<Gf8>::uninit(); n];
+                    let err = backend
+                        .copy_validated_uninit(&buf[offset..], &mut slots)
+                        .unwrap_err();
+                    assert_eq!(err.index, bad, "{backend:?}, n {n}, offset {offset}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn copy_validated_into_initialized_arrays() {
+    for n in LENGTHS {
+        let arrays: Vec<[f32; 8]> = (0..n).map(unit).collect();
+        for offset in 0..4 {
+            let buf = bytes_at(offset, &arrays);
+            for backend in Backend::ALL {
+                let mut out = vec![[9.0f32; 8]; n];
+                backend
+                    .copy_validated_into(&buf[offset..], &mut out)
+                    .unwrap();
+                assert_eq!(out, arrays, "{backend:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn vec_casts_keep_the_allocation_and_its_capacity() {
+    for n in LENGTHS {
+        let mut arrays: Vec<[f32; 8]> = Vec::with_capacity(n + 5);
+        arrays.extend((0..n).map(unit));
+        let ptr = arrays.as_ptr() as usize;
+        let vs = Gf8::vec_from_arrays(arrays).unwrap();
+        assert_eq!((vs.len(), vs.capacity()), (n, n + 5));
+        assert_eq!(vs.as_ptr() as usize, ptr, "no copy");
+        let mut back = Gf8::vec_into_arrays(vs);
+        assert_eq!(back.capacity(), n + 5);
+        back.push([0.0; 8]); // the allocation is usable as `Vec<[f32; 8]>`
+        let vs = Gf8::vec_from_arrays_unchecked(back);
+        assert_eq!(vs.len(), n + 1);
+        drop(vs); // freed with the layout it was allocated with
+    }
+    // On error the arrays are dropped, not leaked (Miri checks leaks).
+    assert!(Gf8::vec_from_arrays(vec![[2.0; 8]; 3]).is_err());
+}
+
+#[test]
+fn slice_casts_cover_the_same_memory() {
+    for n in LENGTHS {
+        let arrays: Vec<[f32; 8]> = (0..n).map(unit).collect();
+        let vs = Gf8::slice_from_arrays(&arrays).unwrap();
+        assert_eq!(vs.len(), n);
+        assert_eq!(Gf8::slice_as_arrays(vs), &arrays[..]);
+        let unchecked = Gf8::slice_from_arrays_unchecked(&arrays);
+        assert_eq!(unchecked.as_ptr().cast::<[f32; 8]>(), arrays.as_ptr());
+    }
+}
+
+#[test]
+fn checked_bit_pattern_casts_validate_and_respect_alignment() {
+    let arrays: Vec<[f32; 8]> = (0..3).map(unit).collect();
+    // `[f32; 8]` storage gives a 4-aligned byte view.
+    let aligned: &[u8] = bytemuck::cast_slice(&arrays);
+    let vs: &[Gf8] = bytemuck::checked::try_cast_slice(aligned).unwrap();
+    assert_eq!(Gf8::slice_as_arrays(vs), &arrays[..]);
+    for offset in 1..4 {
+        // Misaligned: an error, never an unaligned reference.
+        let misaligned = &aligned[offset..offset + 32];
+        assert!(bytemuck::checked::try_cast_slice::<u8, Gf8>(misaligned).is_err());
+        // An unaligned read copies, and validates.
+        let buf = bytes_at(offset, &arrays);
+        let v: Gf8 = bytemuck::checked::try_pod_read_unaligned(&buf[offset..offset + 32]).unwrap();
+        assert_eq!(v.to_array(), arrays[0]);
+    }
+    let mut bad = arrays.clone();
+    bad[1][0] = f32::INFINITY;
+    assert!(bytemuck::checked::try_cast_slice::<u8, Gf8>(bytemuck::cast_slice(&bad)).is_err());
+}
+
+/// Under Miri, runtime detection finds no CPU features, so the AVX2
+/// backend runs only when it is compiled in: with `-C
+/// target-feature=+avx2,+fma` detection is answered at compile time, and
+/// Miri then executes the AVX2 kernels (it implements those intrinsics),
+/// which is how `scripts/miri.sh` checks them.
+#[test]
+#[cfg(miri)]
+fn miri_runs_avx2_only_when_compiled_in() {
+    let compiled_in = cfg!(all(
+        feature = "simd",
+        target_arch = "x86_64",
+        target_feature = "avx2",
+        target_feature = "fma"
+    ));
+    assert_eq!(batch::backend() == Backend::Avx2Fma, compiled_in);
+    assert_eq!(Backend::Avx2Fma.is_available(), compiled_in);
+}
+
+#[test]
+fn dispatching_kernels_on_small_batches() {
+    // The other batch kernels have no unsafe code of their own outside the
+    // AVX2 backend, but run here once so that Miri sees the dispatch.
+    let arrays: Vec<[f32; 8]> = (0..9).map(|i| unit(3 * i)).collect();
+    let vs = batch::normalize(&arrays).unwrap();
+    assert_eq!(Gf8::slice_as_arrays(&vs), &arrays[..]);
+    assert_eq!(batch::nearest_roots(&vs).len(), 9);
+    assert_eq!(batch::dot_many(vs[0], &vs)[0], 1.0);
+}
