@@ -27,6 +27,14 @@
 //! correctly rounded `sqrt` and division. The tests check it bit for bit on
 //! every backend the machine can run, so the stated tolerance is 0 ulp.
 //!
+//! # Threads
+//!
+//! With the `parallel` feature the free functions split slices longer than
+//! a few thousand vectors across rayon's thread pool, with the same results
+//! and the same first error as one thread; see [`parallel`](crate::parallel)
+//! for the thresholds and how it scales. The [`Backend`] methods always run
+//! on the calling thread.
+//!
 //! # Backends
 //!
 //! Without the `simd` feature every kernel is [`scalar`]. With it, the
@@ -256,7 +264,11 @@ impl Backend {
     /// slot of `out`. On success every slot has been written; on error every
     /// slot up to and including the bad vector's.
     #[inline]
-    fn copy_validated(self, bytes: &[u8], out: &mut [MaybeUninit<Gf8>]) -> Result<(), BatchError> {
+    pub(crate) fn copy_validated(
+        self,
+        bytes: &[u8],
+        out: &mut [MaybeUninit<Gf8>],
+    ) -> Result<(), BatchError> {
         match self.kernels() {
             Kernels::Scalar => scalar::copy_validated_from(bytes, out, 0),
             // The SIMD kernels read the bytes in the CPU's order, so on a
@@ -446,6 +458,9 @@ pub fn backends() -> impl Iterator<Item = Backend> + Clone {
 /// assert_eq!((err.index, err.error), (700, Gf8Error::NotANumber { coordinate: 3 }));
 /// ```
 pub fn validate(arrays: &[[f32; 8]]) -> Result<(), BatchError> {
+    #[cfg(feature = "parallel")]
+    return crate::parallel::validate(backend(), arrays);
+    #[cfg(not(feature = "parallel"))]
     backend().validate(arrays)
 }
 
@@ -483,6 +498,13 @@ pub fn validate(arrays: &[[f32; 8]]) -> Result<(), BatchError> {
 /// ```
 #[track_caller]
 pub fn copy_validated_into(bytes: &[u8], out: &mut [[f32; 8]]) -> Result<(), BatchError> {
+    #[cfg(feature = "parallel")]
+    {
+        assert_bytes_len(bytes.len(), out.len());
+        // SAFETY: the kernels only store `Gf8` values into the slots.
+        crate::parallel::copy_validated(backend(), bytes, unsafe { as_slots(out) })
+    }
+    #[cfg(not(feature = "parallel"))]
     backend().copy_validated_into(bytes, out)
 }
 
@@ -521,6 +543,14 @@ pub fn copy_validated_uninit<'a>(
     bytes: &[u8],
     out: &'a mut [MaybeUninit<Gf8>],
 ) -> Result<&'a mut [Gf8], BatchError> {
+    #[cfg(feature = "parallel")]
+    {
+        assert_bytes_len(bytes.len(), out.len());
+        crate::parallel::copy_validated(backend(), bytes, out)?;
+        // SAFETY: the kernels write every slot before they return `Ok`.
+        Ok(unsafe { assume_written(out) })
+    }
+    #[cfg(not(feature = "parallel"))]
     backend().copy_validated_uninit(bytes, out)
 }
 
@@ -542,6 +572,9 @@ pub fn copy_validated_uninit<'a>(
 /// ```
 #[track_caller]
 pub fn normalize_into(arrays: &[[f32; 8]], out: &mut [Gf8]) -> Result<(), BatchError> {
+    #[cfg(feature = "parallel")]
+    return crate::parallel::normalize_into(backend(), arrays, out);
+    #[cfg(not(feature = "parallel"))]
     backend().normalize_into(arrays, out)
 }
 
@@ -577,6 +610,9 @@ pub fn normalize(arrays: &[[f32; 8]]) -> Result<Vec<Gf8>, BatchError> {
 /// ```
 #[track_caller]
 pub fn dot_into(query: Gf8, many: &[Gf8], out: &mut [f32]) {
+    #[cfg(feature = "parallel")]
+    crate::parallel::dot_into(backend(), query, many, out);
+    #[cfg(not(feature = "parallel"))]
     backend().dot_into(query, many, out);
 }
 
@@ -614,6 +650,9 @@ pub fn dot_many(query: Gf8, many: &[Gf8]) -> Vec<f32> {
 /// ```
 #[track_caller]
 pub fn nearest_roots_into(vectors: &[Gf8], out: &mut [E8Root]) {
+    #[cfg(feature = "parallel")]
+    crate::parallel::nearest_roots_into(backend(), vectors, out);
+    #[cfg(not(feature = "parallel"))]
     backend().nearest_roots_into(vectors, out);
 }
 
@@ -654,6 +693,9 @@ pub fn nearest_lattice_points_into(
     arrays: &[[f32; 8]],
     out: &mut [E8Point],
 ) -> Result<(), BatchError> {
+    #[cfg(feature = "parallel")]
+    return crate::parallel::nearest_lattice_points_into(backend(), arrays, out);
+    #[cfg(not(feature = "parallel"))]
     backend().nearest_lattice_points_into(arrays, out)
 }
 
