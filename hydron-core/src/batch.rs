@@ -90,8 +90,10 @@ pub enum Backend {
     Scalar,
     /// `wide::f32x8` in structure-of-arrays form, with the instructions
     /// `wide` was compiled for (NEON on aarch64; SSE2 on the default x86-64
-    /// target, AVX with `-C target-cpu=native`). Available with the `simd`
-    /// feature.
+    /// target, AVX with `-C target-cpu=native`; WebAssembly `simd128` when
+    /// built with `-C target-feature=+simd128`). Available with the `simd`
+    /// feature, except on wasm32 without `simd128`, where `wide` would only
+    /// emulate its lanes one by one.
     Portable,
     /// `core::arch` intrinsics for AVX2 and FMA, chosen at run time.
     /// Available with the `simd` feature on x86-64 CPUs that have both.
@@ -156,13 +158,15 @@ impl Backend {
     /// ```
     /// use hydron_core::batch::Backend;
     /// assert!(Backend::Scalar.is_available());
-    /// assert_eq!(Backend::Portable.is_available(), cfg!(feature = "simd"));
+    /// if !cfg!(feature = "simd") {
+    ///     assert!(!Backend::Portable.is_available());
+    /// }
     /// ```
     #[must_use]
     pub fn is_available(self) -> bool {
         match self {
             Backend::Scalar => true,
-            Backend::Portable => cfg!(feature = "simd"),
+            Backend::Portable => crate::simd::HAS_PORTABLE,
             Backend::Avx2Fma => crate::simd::has_avx2_fma(),
         }
     }
@@ -172,7 +176,7 @@ impl Backend {
         match self {
             Backend::Scalar => Kernels::Scalar,
             #[cfg(feature = "simd")]
-            Backend::Portable => Kernels::Portable,
+            Backend::Portable if crate::simd::HAS_PORTABLE => Kernels::Portable,
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
             Backend::Avx2Fma => match crate::simd::avx2::Avx2Fma::detect() {
                 Some(token) => Kernels::Avx2Fma(token),
@@ -421,7 +425,7 @@ impl fmt::Display for Backend {
 pub fn backend() -> Backend {
     if crate::simd::has_avx2_fma() {
         Backend::Avx2Fma
-    } else if cfg!(feature = "simd") {
+    } else if crate::simd::HAS_PORTABLE {
         Backend::Portable
     } else {
         Backend::Scalar

@@ -246,8 +246,8 @@ pub(crate) fn nearest_lattice_points_into(
 mod tests {
     use super::*;
     use crate::batch::scalar;
-    use crate::Gf8Error;
 
+    #[cfg(not(target_family = "wasm"))]
     fn two_threads() -> rayon::ThreadPool {
         rayon::ThreadPoolBuilder::new()
             .num_threads(2)
@@ -256,9 +256,28 @@ mod tests {
     }
 
     #[test]
-    fn short_slices_and_single_threads_stay_serial() {
+    fn short_slices_stay_serial() {
         assert_eq!(piece_len(0, 16), None);
         assert_eq!(piece_len(15, 16), None);
+    }
+
+    /// On a target without threads (wasm32) rayon's global pool runs the
+    /// work on the calling thread; elsewhere it splits.
+    #[test]
+    fn the_global_pool_runs_split_kernels() {
+        let n = 2 * NORMALIZE_MIN_VECTORS + 3;
+        let raw: Vec<[f32; 8]> = (0..n)
+            .map(|i| core::array::from_fn(|c| ((i * 8 + c) as f32 * 0.61).cos()))
+            .collect();
+        let mut out = vec![Gf8::ZERO; n];
+        normalize_into(crate::batch::backend(), &raw, &mut out).unwrap();
+        assert_eq!(out, scalar::normalize(&raw).unwrap());
+    }
+
+    // Pools of their own need threads, which wasm32 does not have.
+    #[test]
+    #[cfg(not(target_family = "wasm"))]
+    fn single_threads_and_short_slices_in_a_pool_stay_serial() {
         let pool = two_threads();
         assert_eq!(pool.install(|| piece_len(1000, 2000)), None);
         let one = rayon::ThreadPoolBuilder::new()
@@ -269,6 +288,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(target_family = "wasm"))]
     fn pieces_are_whole_blocks_of_at_least_half_the_threshold() {
         let pool = two_threads();
         pool.install(|| {
@@ -282,6 +302,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(target_family = "wasm"))]
     fn validate_and_zero_sized_pieces() {
         let pool = two_threads();
         let mut raw = vec![[0.0f32; 8]; 3 * VALIDATE_MIN_VECTORS + 5];
@@ -290,11 +311,12 @@ mod tests {
             raw[2 * VALIDATE_MIN_VECTORS + 1][7] = f32::NAN;
             let err = validate(Backend::Scalar, &raw).unwrap_err();
             assert_eq!(err.index, 2 * VALIDATE_MIN_VECTORS + 1);
-            assert_eq!(err.error, Gf8Error::NotANumber { coordinate: 7 });
+            assert_eq!(err.error, crate::Gf8Error::NotANumber { coordinate: 7 });
         });
     }
 
     #[test]
+    #[cfg(not(target_family = "wasm"))]
     fn lattice_points_match_the_scalar_kernel_and_its_first_error() {
         let pool = two_threads();
         let n = 5 * LATTICE_MIN_VECTORS + 3;
@@ -320,6 +342,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(target_family = "wasm"))]
     #[should_panic(expected = "batch output has length 3")]
     fn length_mismatch_panics_before_splitting() {
         let vs = vec![Gf8::ZERO; 4 * NEAREST_ROOTS_MIN_VECTORS];

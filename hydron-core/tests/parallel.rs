@@ -1,7 +1,11 @@
 //! The batch kernels split across threads (feature `parallel`) against the
 //! scalar kernels: bit-identical results and the same first error, on
 //! sizes around each threshold, odd tails, and pools of 1, 2 and 3 threads.
-#![cfg(feature = "parallel")]
+//!
+//! Not on WebAssembly: these tests build thread pools of their own, and
+//! wasm32 has no threads (the crate's unit tests check that the global pool
+//! falls back to the calling thread there).
+#![cfg(all(feature = "parallel", not(target_family = "wasm")))]
 
 use hydron_core::batch::{self, scalar};
 use hydron_core::parallel::{
