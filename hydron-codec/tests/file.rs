@@ -617,11 +617,17 @@ fn saving_over_a_directory_fails_cleanly() {
     std::fs::create_dir(&target).unwrap();
     std::fs::write(target.join("keep"), b"x").unwrap();
     let err = file::save(&target, &some_vectors(2), formats()[0]).unwrap_err();
-    assert!(
-        err.to_string()
-            .starts_with(&format!("{}: I/O error: cannot rename ", target.display())),
-        "{err}"
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: I/O error: is a directory, not a file it can replace",
+            target.display()
+        )
     );
+    match inner(&err) {
+        CodecError::Io(e) => assert_eq!(e.kind(), std::io::ErrorKind::IsADirectory),
+        other => panic!("{other:?}"),
+    }
     assert_eq!(files_in(dir.path()), ["sub"]);
     assert_eq!(files_in(&target), ["keep"]);
 }

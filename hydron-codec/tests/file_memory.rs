@@ -1,7 +1,15 @@
-//! Peak memory of `file::load`: at most 1.2 times the decoded batch.
+//! Peak memory of `file::load`.
 //!
-//! A counting global allocator measures the bytes live at once. This file
-//! holds one test so that nothing else allocates while it measures.
+//! A counting global allocator measures the bytes live at once. `load`
+//! grows its output as checked chunks arrive (it never allocates from the
+//! count a file claims), so the output's capacity at most doubles at a
+//! time; the allocator sees the last growth as the old and the new buffer
+//! live together, 1.5 to 2 times the batch. On Linux the resident memory is
+//! measured too: glibc grows large blocks with `mremap`, without copying,
+//! so the pages actually used stay close to the batch.
+//!
+//! This file holds one test so that nothing else allocates while it
+//! measures.
 #![cfg(any(feature = "fory", feature = "json"))]
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -50,6 +58,30 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// Bytes resident at the peak of `f`, above what was resident before it
+/// (Linux: the peak is reset through `/proc/self/clear_refs`); `None` where
+/// that cannot be measured.
+fn resident_peak_of<T>(f: impl FnOnce() -> T) -> (T, Option<usize>) {
+    fn status_kib(key: &str) -> Option<usize> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|l| l.starts_with(key))?;
+        line[key.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()
+    }
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let before = status_kib("VmRSS:");
+    let out = f();
+    let peak = status_kib("VmHWM:");
+    match (reset, before, peak) {
+        (true, Some(b), Some(p)) => (out, Some(p.saturating_sub(b) * 1024)),
+        _ => (out, None),
+    }
+}
+
 /// Bytes allocated at the peak of `f`, above what was live before it.
 fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let before = LIVE.load(Ordering::Relaxed);
@@ -68,7 +100,7 @@ fn batch(n: usize) -> Vec<Gf8> {
 }
 
 #[test]
-fn load_peaks_at_most_1_2_times_the_batch() {
+fn load_peaks_at_most_2_1_times_the_batch_and_resides_in_1_2() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
         // 1 Mi vectors (32 MiB) with the default 2 MiB chunks.
@@ -101,13 +133,25 @@ fn load_peaks_at_most_1_2_times_the_batch() {
         drop(back);
         let ratio = peak as f64 / payload as f64;
         eprintln!("{format}: {n} vectors, payload {payload} B, load peak {peak} B ({ratio:.3}x)");
+        // The output's last growth (old and new buffers), plus two chunks.
         assert!(
-            ratio <= 1.2,
+            ratio <= 2.1,
             "{format}: load peaked at {ratio:.3}x the payload"
         );
         assert!(
             ratio >= 1.0,
             "{format}: the counter is broken ({ratio:.3}x)"
         );
+        let (back, resident) = resident_peak_of(|| file::load(&path, Policy::Strict).unwrap());
+        assert!(back == v, "{format}: round trip");
+        drop(back);
+        if let Some(resident) = resident {
+            let ratio = resident as f64 / payload as f64;
+            eprintln!("{format}: load resident peak {resident} B ({ratio:.3}x)");
+            assert!(
+                ratio <= 1.2,
+                "{format}: load's resident memory peaked at {ratio:.3}x the payload"
+            );
+        }
     }
 }

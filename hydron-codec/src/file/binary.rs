@@ -12,8 +12,6 @@ use crate::{CodecError, Policy};
 pub(crate) const HEADER_LEN: usize = 20;
 /// A chunk's frame header, and the trailer: both 24 bytes.
 pub(crate) const FRAME_LEN: usize = 24;
-/// The CRC after each chunk's payload.
-const CRC_LEN: u64 = 4;
 pub(crate) const CHUNK_TAG: [u8; 4] = *b"CHNK";
 pub(crate) const TRAILER_TAG: [u8; 4] = *b"TAIL";
 /// A fory batch message is `32 * count` bytes of coordinates plus a
@@ -174,10 +172,10 @@ impl<W: Write> Encoder<W> {
 }
 
 /// Reads the binary form from `R`, one chunk at a time, checking
-/// everything.
+/// everything. The length of the data is not needed: a read that meets the
+/// end early is truncation, and the data must end right after the trailer.
 pub(crate) struct Decoder<R: BufRead> {
     reader: R,
-    len: u64,
     offset: u64,
     policy: Policy,
     max_chunk_vectors: u32,
@@ -189,17 +187,15 @@ pub(crate) struct Decoder<R: BufRead> {
 }
 
 impl<R: BufRead> Decoder<R> {
-    /// Reads and checks the header; `tail` (the last bytes of the data)
-    /// gives the expected vector count if it holds a valid trailer.
+    /// Reads and checks the header; `expected` is the vector count the
+    /// trailer of a regular file announces, a hint only.
     pub(crate) fn new(
         reader: R,
-        len: u64,
-        tail: &[u8],
         policy: Policy,
+        expected: Option<u64>,
     ) -> Result<Decoder<R>, CodecError> {
         let mut d = Decoder {
             reader,
-            len,
             offset: 0,
             policy,
             max_chunk_vectors: 0,
@@ -207,7 +203,7 @@ impl<R: BufRead> Decoder<R> {
             vectors: 0,
             payload: Vec::new(),
             done: false,
-            expected: None,
+            expected,
         };
         let mut h = [0u8; HEADER_LEN];
         d.read_exact(&mut h, Section::Header)?;
@@ -241,7 +237,6 @@ impl<R: BufRead> Decoder<R> {
                 FileOptions::MAX_CHUNK_VECTORS
             )));
         }
-        d.expected = expected_from_tail(tail, len);
         Ok(d)
     }
 
@@ -250,25 +245,90 @@ impl<R: BufRead> Decoder<R> {
         self.expected
     }
 
+    #[inline]
+    pub(crate) fn chunk_vectors(&self) -> u32 {
+        self.max_chunk_vectors
+    }
+
+    /// Reads into `buf` until it is full or the data ends; returns how
+    /// many bytes were read.
+    fn read_some(&mut self, buf: &mut [u8]) -> Result<usize, CodecError> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match self.reader.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.offset += filled as u64;
+                    return Err(CodecError::Io(e));
+                }
+            }
+        }
+        self.offset += filled as u64;
+        Ok(filled)
+    }
+
     /// Reads exactly `buf.len()` bytes, or reports truncation in `section`.
     fn read_exact(&mut self, buf: &mut [u8], section: Section) -> Result<(), CodecError> {
-        let n = buf.len() as u64;
-        if self.len - self.offset < n {
+        if self.read_some(buf)? < buf.len() {
             return Err(CodecError::Truncated {
-                offset: self.len,
+                offset: self.offset,
                 section,
             });
         }
-        self.reader.read_exact(buf).map_err(|e| match e.kind() {
-            // The file shrank while being read.
-            io::ErrorKind::UnexpectedEof => CodecError::Truncated {
-                offset: self.offset,
-                section,
-            },
-            _ => CodecError::Io(e),
-        })?;
-        self.offset += n;
         Ok(())
+    }
+
+    /// Reads `n` bytes into `self.payload` (replacing its content), growing
+    /// it only as the bytes arrive, so a frame that claims a large payload
+    /// the data does not hold costs no memory.
+    fn read_payload(&mut self, n: usize, section: Section) -> Result<(), CodecError> {
+        let mut payload = std::mem::take(&mut self.payload);
+        // Old bytes are overwritten, not zeroed again.
+        payload.truncate(n);
+        let mut filled = 0;
+        let result = loop {
+            if filled == n {
+                break Ok(());
+            }
+            if filled == payload.len() {
+                // Room for the next piece: what the buffer already holds
+                // (reused across chunks), else twice what has arrived.
+                let target = n.min(payload.capacity().max(2 * filled).max(64 * 1024));
+                if let Err(e) = payload.try_reserve_exact(target - filled) {
+                    break Err(CodecError::Io(io::Error::new(
+                        io::ErrorKind::OutOfMemory,
+                        format!("cannot allocate {target} bytes for a chunk: {e}"),
+                    )));
+                }
+                payload.resize(target, 0);
+            }
+            match self.read_some(&mut payload[filled..]) {
+                Ok(0) => {
+                    break Err(CodecError::Truncated {
+                        offset: self.offset,
+                        section,
+                    })
+                }
+                Ok(k) => filled += k,
+                Err(e) => break Err(e),
+            }
+        };
+        payload.truncate(filled);
+        self.payload = payload;
+        result
+    }
+
+    /// Whether the data has ended (nothing more to read).
+    fn at_end(&mut self) -> Result<bool, CodecError> {
+        loop {
+            match self.reader.fill_buf() {
+                Ok(b) => return Ok(b.is_empty()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(CodecError::Io(e)),
+            }
+        }
     }
 
     /// Appends the next chunk's vectors to `out` and returns how many;
@@ -279,29 +339,26 @@ impl<R: BufRead> Decoder<R> {
         }
         let start = self.offset;
         let k = self.chunks;
-        let remaining = self.len - self.offset;
-        if remaining < FRAME_LEN as u64 {
+        let mut frame = [0u8; FRAME_LEN];
+        let got = self.read_some(&mut frame)?;
+        if got < FRAME_LEN {
             // Name the trailer if what is left could be its start.
-            let mut left = [0u8; FRAME_LEN];
-            let left = &mut left[..remaining as usize];
-            self.read_exact(left, Section::Trailer)?;
+            let left = &frame[..got];
             let section = if TRAILER_TAG.starts_with(&left[..left.len().min(4)]) {
                 Section::Trailer
             } else {
                 Section::Chunk(k)
             };
             return Err(CodecError::Truncated {
-                offset: self.len,
+                offset: self.offset,
                 section,
             });
         }
-        let mut frame = [0u8; FRAME_LEN];
-        self.read_exact(&mut frame, Section::Chunk(k))?;
         match <[u8; 4]>::try_from(&frame[..4]).expect("4 bytes") {
             CHUNK_TAG => self.read_chunk_body(&frame, start, out),
             TRAILER_TAG => self.read_trailer(&frame, start).map(|()| 0),
             tag => Err(CodecError::Corrupt {
-                section: if remaining == FRAME_LEN as u64 {
+                section: if self.at_end()? {
                     Section::Trailer
                 } else {
                     Section::Chunk(k)
@@ -353,21 +410,11 @@ impl<R: BufRead> Decoder<R> {
                 format!("payload length {payload_len} does not fit {count} vectors"),
             ));
         }
-        if self.len - self.offset < payload_len + CRC_LEN {
-            return Err(CodecError::Truncated {
-                offset: self.len,
-                section: Section::Chunk(k),
-            });
-        }
-        // Bounded above by the vector count and by the bytes left in the file.
-        let mut payload = std::mem::take(&mut self.payload);
-        payload.resize(payload_len as usize, 0);
+        // At most 2^20 vectors: 32 MiB and a little, and the buffer grows
+        // only as the bytes arrive.
+        self.read_payload(payload_len as usize, Section::Chunk(k))?;
         let mut crc = [0u8; 4];
-        let read = self
-            .read_exact(&mut payload, Section::Chunk(k))
-            .and_then(|()| self.read_exact(&mut crc, Section::Chunk(k)));
-        self.payload = payload;
-        read?;
+        self.read_exact(&mut crc, Section::Chunk(k))?;
         let stored = u32::from_le_bytes(crc);
         let computed = crc32(&[frame, &self.payload]);
         if stored != computed {
@@ -376,6 +423,8 @@ impl<R: BufRead> Decoder<R> {
                 format!("checksum mismatch (stored {stored:08x}, computed {computed:08x})"),
             ));
         }
+        // The payload was read and checked: it holds `count` vectors.
+        super::reserve_read(out, count as usize, self.expected)?;
         let base = self.vectors;
         let before = out.len();
         // Decode straight into `out` (no intermediate chunk vector); on
@@ -420,13 +469,12 @@ impl<R: BufRead> Decoder<R> {
                 ),
             ));
         }
-        if self.offset != self.len {
+        let at = self.offset;
+        let extra = super::count_rest(&mut self.reader).map_err(CodecError::Io)?;
+        if let Some(extra) = extra {
             return Err(corrupt(
-                self.offset,
-                format!(
-                    "{} unexpected bytes after the trailer",
-                    self.len - self.offset
-                ),
+                at,
+                format!("{extra} unexpected bytes after the trailer"),
             ));
         }
         self.done = true;
@@ -435,8 +483,10 @@ impl<R: BufRead> Decoder<R> {
 }
 
 /// The vector count of a valid trailer at the end of `tail`, if it is
-/// possible for a file of `len` bytes (32 bytes per vector at least).
-fn expected_from_tail(tail: &[u8], len: u64) -> Option<u64> {
+/// possible for a file of `len` bytes (32 bytes per vector at least). A
+/// hint for progress and for how far outputs grow at once, never for an
+/// allocation.
+pub(crate) fn expected_from_tail(tail: &[u8], len: u64) -> Option<u64> {
     let t = tail.get(tail.len().checked_sub(FRAME_LEN)?..)?;
     if t[..4] != TRAILER_TAG || crc_ok(t, 20).is_err() {
         return None;
@@ -475,8 +525,10 @@ mod tests {
             e.write(piece).unwrap();
         }
         let bytes = e.finish().unwrap();
-        let mut d = Decoder::new(&bytes[..], bytes.len() as u64, &bytes, Policy::Strict).unwrap();
-        assert_eq!(d.expected_vectors(), Some(23));
+        let expected = expected_from_tail(&bytes, bytes.len() as u64);
+        assert_eq!(expected, Some(23));
+        let mut d = Decoder::new(&bytes[..], Policy::Strict, expected).unwrap();
+        assert_eq!(d.chunk_vectors(), 7);
         let mut sizes = Vec::new();
         let mut out = Vec::new();
         loop {

@@ -8,16 +8,27 @@
 //! - [`FileWriter`] and [`FileReader`] stream in constant memory, chunk by
 //!   chunk, so a file may hold more than fits in memory, more than 4 GiB,
 //!   and more than one fory message may (128 MiB).
+//! - [`FileReader::from_reader`] reads from any [`BufRead`](std::io::BufRead)
+//!   (a pipe, stdin, a socket) without knowing its length: a stream that
+//!   ends early is [`CodecError::Truncated`], bytes after the trailer are
+//!   [`CodecError::Corrupt`]. [`Encoder`] writes a container to any
+//!   [`Write`](std::io::Write).
+//! - Nothing is allocated from a count or a length the data claims before
+//!   the data has been read: outputs grow as checked chunks arrive, text
+//!   lines are read only up to a cap, and an allocation that fails is an
+//!   error (`ErrorKind::OutOfMemory`), not an abort.
 //! - Every chunk carries a CRC-32; the file ends with a trailer holding the
 //!   chunk and vector counts. A flipped bit anywhere is reported as
 //!   [`CodecError::Corrupt`] naming the header, the chunk or the trailer, and
 //!   a file cut short at any byte as [`CodecError::Truncated`]; a short read
 //!   never looks complete.
-//! - Saving is atomic: data goes to a temporary file in the same directory,
-//!   which is flushed to disk and then renamed over the target. If anything
-//!   fails, or a [`FileWriter`] is dropped without
+//! - Saving a regular file is atomic: data goes to a temporary file in the
+//!   same directory, which is flushed to disk and then renamed over the
+//!   target. If anything fails, or a [`FileWriter`] is dropped without
 //!   [`finish`](FileWriter::finish), the old file is left as it was and the
-//!   temporary file is removed.
+//!   temporary file is removed. A symbolic link is followed (the file it
+//!   points to is replaced; the link stays); a FIFO or a character device is
+//!   written to directly (see [`FileWriter`]).
 //! - Errors from named files are [`CodecError::InFile`]: the path, then
 //!   what went wrong.
 //!
@@ -51,7 +62,7 @@ use hydron_core::Gf8;
 use crate::{CodecError, Policy};
 
 pub use reader::FileReader;
-pub use writer::FileWriter;
+pub use writer::{Encoder, FileWriter};
 
 /// The first 8 bytes of a binary hydron file: `\x89HYD\r\n\x1a\n`. Like
 /// PNG's, the non-ASCII first byte and the line endings catch text-mode
@@ -260,10 +271,12 @@ pub fn save(path: impl AsRef<Path>, vectors: &[Gf8], format: Format) -> Result<(
 /// Loads a whole file written by [`save`] or [`FileWriter`], in either
 /// form, applying `policy` to every vector.
 ///
-/// Memory: the output is allocated once from the trailer's vector count
-/// (after checking it against the file size), and the file is read one
-/// chunk at a time into a reused buffer, so the peak is the output plus
-/// about two chunks.
+/// Memory: the file is read one chunk at a time into a reused buffer, and
+/// the output grows as checked chunks arrive (at most doubling, and never
+/// past the trailer's vector count when the file ends in a valid trailer),
+/// so a file that claims more than it holds allocates only for what it
+/// holds. The peak is the output plus about two chunks, plus the old
+/// capacity while the output grows for the last time.
 ///
 /// ```
 /// use hydron_codec::{file, CodecError, Policy};
@@ -277,7 +290,7 @@ pub fn save(path: impl AsRef<Path>, vectors: &[Gf8], format: Format) -> Result<(
 /// ```
 pub fn load(path: impl AsRef<Path>, policy: Policy) -> Result<Vec<Gf8>, CodecError> {
     let mut reader = FileReader::open(path, policy)?;
-    let mut out = Vec::with_capacity(reader.expected_vectors().unwrap_or(0) as usize);
+    let mut out = Vec::new();
     while reader.read_chunk(&mut out)? > 0 {}
     Ok(out)
 }
@@ -311,7 +324,7 @@ pub fn to_vec(
     format: Format,
     options: FileOptions,
 ) -> Result<Vec<u8>, CodecError> {
-    let mut encoder = writer::Encoder::new(Vec::new(), format, options)?;
+    let mut encoder = Encoder::new(Vec::new(), format, options)?;
     encoder.write(vectors)?;
     encoder.finish()
 }
@@ -328,10 +341,13 @@ pub fn to_vec(
 /// assert!(matches!(err, CodecError::Truncated { offset: 6, .. }));
 /// ```
 pub fn from_slice(bytes: &[u8], policy: Policy) -> Result<Vec<Gf8>, CodecError> {
-    let head = &bytes[..bytes.len().min(reader::HEAD_LEN)];
     let tail = &bytes[bytes.len().saturating_sub(reader::TAIL_LEN)..];
-    let mut decoder = reader::Decoder::new(bytes, bytes.len() as u64, head, tail, policy)?;
-    let mut out = Vec::with_capacity(decoder.expected_vectors().unwrap_or(0) as usize);
+    let hint = reader::Hint {
+        len: bytes.len() as u64,
+        tail,
+    };
+    let mut decoder = reader::Decoder::new(bytes, policy, Some(hint))?;
+    let mut out = Vec::new();
     while decoder.read_chunk(&mut out)? > 0 {}
     Ok(out)
 }
@@ -343,9 +359,10 @@ pub(crate) enum Kind {
     Text,
 }
 
-/// Finds the form from the first bytes of the data (`len` is its length).
-pub(crate) fn detect(head: &[u8], len: u64) -> Result<Kind, CodecError> {
-    if len == 0 {
+/// Finds the form from the first bytes of the data; `whole` says whether
+/// `head` is all of it (the data ended before the head was full).
+pub(crate) fn detect(head: &[u8], whole: bool) -> Result<Kind, CodecError> {
+    if whole && head.is_empty() {
         return Err(CodecError::UnknownFormat {
             reason: "it is empty".into(),
         });
@@ -353,14 +370,13 @@ pub(crate) fn detect(head: &[u8], len: u64) -> Result<Kind, CodecError> {
     if head.starts_with(&MAGIC) {
         return Ok(Kind::Binary);
     }
-    let whole = len == head.len() as u64;
     // A file cut inside the text magic is a truncated text file.
     if head.starts_with(TEXT_MAGIC) || (whole && TEXT_MAGIC.starts_with(head)) {
         return Ok(Kind::Text);
     }
     if whole && MAGIC.starts_with(head) {
         return Err(CodecError::Truncated {
-            offset: len,
+            offset: head.len() as u64,
             section: Section::Header,
         });
     }
@@ -419,6 +435,62 @@ pub(crate) fn bit_distance(a: &[u8], b: &[u8]) -> u32 {
     a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
 }
 
+/// Vectors reserved at least when an output grows (8 KiB): small next to
+/// any chunk read, so it proves nothing and costs nothing.
+const MIN_GROW: usize = 256;
+
+/// Makes room in `out` for `extra` more vectors whose bytes have been read
+/// (and checked). The capacity at most doubles (or grows to what is needed,
+/// if more), and does not pass `expected` (a hint from the trailer) unless
+/// needed; an allocation that fails is an error, not an abort.
+pub(crate) fn reserve_read(
+    out: &mut Vec<Gf8>,
+    extra: usize,
+    expected: Option<u64>,
+) -> Result<(), CodecError> {
+    let len = out.len();
+    if out.capacity() - len >= extra {
+        return Ok(());
+    }
+    let needed = len.saturating_add(extra);
+    let mut target = out.capacity().saturating_mul(2).max(MIN_GROW);
+    if let Some(expected) = expected {
+        target = target.min(usize::try_from(expected).unwrap_or(usize::MAX));
+    }
+    let target = target.max(needed);
+    out.try_reserve_exact(target - len).map_err(|e| {
+        CodecError::Io(std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!("cannot allocate memory for {target} vectors: {e}"),
+        ))
+    })
+}
+
+/// The most bytes after the trailer that are counted for the message; the
+/// count stops there, so data that never ends is not read for ever.
+const MAX_COUNTED_EXTRA: u64 = 64 * 1024;
+
+/// After the trailer: `None` if the data ends there, else how many bytes
+/// follow (counted up to [`MAX_COUNTED_EXTRA`], shown as "more than").
+pub(crate) fn count_rest<R: std::io::BufRead>(reader: &mut R) -> std::io::Result<Option<String>> {
+    let mut extra = 0u64;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b.len(),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available == 0 {
+            return Ok((extra > 0).then(|| extra.to_string()));
+        }
+        if extra + available as u64 > MAX_COUNTED_EXTRA {
+            return Ok(Some(format!("more than {MAX_COUNTED_EXTRA}")));
+        }
+        reader.consume(available);
+        extra += available as u64;
+    }
+}
+
 fn corrupt_magic(form: &str) -> CodecError {
     CodecError::Corrupt {
         section: Section::Header,
@@ -441,31 +513,61 @@ mod tests {
 
     #[test]
     fn detection() {
-        assert!(matches!(detect(&MAGIC, 100), Ok(Kind::Binary)));
-        assert!(matches!(detect(TEXT_MAGIC, 100), Ok(Kind::Text)));
+        assert!(matches!(detect(&MAGIC, false), Ok(Kind::Binary)));
+        assert!(matches!(detect(TEXT_MAGIC, false), Ok(Kind::Text)));
+        assert!(matches!(detect(&TEXT_MAGIC[..5], true), Ok(Kind::Text)));
+        assert!(matches!(
+            detect(b"", true),
+            Err(CodecError::UnknownFormat { .. })
+        ));
         let mut flipped = MAGIC;
         flipped[3] ^= 0x10;
         assert!(matches!(
-            detect(&flipped, 100),
+            detect(&flipped, false),
             Err(CodecError::Corrupt { .. })
         ));
         let mut text = TEXT_MAGIC.to_vec();
         text[0] ^= 0x20; // '{' -> '['
         assert!(matches!(
-            detect(&text, 100),
+            detect(&text, false),
             Err(CodecError::Corrupt { .. })
         ));
         assert!(matches!(
-            detect(&MAGIC[..3], 3),
+            detect(&MAGIC[..3], true),
             Err(CodecError::Truncated { offset: 3, .. })
         ));
         assert!(matches!(
-            detect(b"[[0]]", 5),
+            detect(b"[[0]]", true),
             Err(CodecError::UnknownFormat { .. })
         ));
         assert!(matches!(
-            detect(b"hello, world", 12),
+            detect(b"hello, world", true),
             Err(CodecError::UnknownFormat { .. })
         ));
+    }
+
+    #[test]
+    fn outputs_grow_by_doubling_up_to_the_hint_and_as_needed_past_it() {
+        let mut out = Vec::new();
+        reserve_read(&mut out, 10, None).unwrap();
+        assert_eq!(out.capacity(), MIN_GROW);
+        out.resize(MIN_GROW, Gf8::ZERO);
+        reserve_read(&mut out, 1, None).unwrap();
+        assert_eq!(out.capacity(), 2 * MIN_GROW);
+        out.resize(2 * MIN_GROW, Gf8::ZERO);
+        reserve_read(&mut out, 10_000, Some(u64::MAX)).unwrap();
+        assert_eq!(out.capacity(), 2 * MIN_GROW + 10_000);
+        // The hint caps the doubling, never what is needed.
+        let mut out = vec![Gf8::ZERO; 1000];
+        out.shrink_to_fit();
+        reserve_read(&mut out, 1, Some(1200)).unwrap();
+        assert_eq!(out.capacity(), 1200);
+        out.resize(1200, Gf8::ZERO);
+        reserve_read(&mut out, 5, Some(1200)).unwrap();
+        assert_eq!(out.capacity(), 1205);
+        // A claim of 2^60 vectors reserves nothing by itself.
+        let mut out = Vec::new();
+        reserve_read(&mut out, 0, Some(1 << 60)).unwrap();
+        assert_eq!(out.capacity(), 0);
     }
 }

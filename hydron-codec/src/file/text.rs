@@ -11,10 +11,12 @@ use std::io::{self, BufRead, Write};
 use hydron_core::{Gf8, Gf8Error};
 
 use super::{bit_distance, near, FileOptions, Section, TEXT_MAGIC, VERSION};
-use crate::json::{json_error, parse_row, read_capped_line, write_row, Cursor, LineEnd};
+use crate::json::{json_error, parse_row, write_row, Cursor, LineEnd};
 use crate::{CodecError, Policy};
 
-/// The longest line accepted, as for [`crate::json::JsonLinesReader`].
+/// The longest line accepted, as for [`crate::json::JsonLinesReader`]. No
+/// line hydron writes comes near it (a vector line is at most about 130
+/// bytes), so a longer one is damage, and reading stops at the cap.
 const MAX_LINE: usize = crate::json::MAX_LINE_LEN;
 
 /// The shortest vector line, `[0,0,0,0,0,0,0,0]\n`: bounds the vector count
@@ -151,9 +153,10 @@ fn non_finite(coords: &[f32; 8]) -> Option<Gf8Error> {
 }
 
 /// Reads the text form from `R`, one chunk at a time, checking everything.
+/// The length of the data is not needed: data that ends before the end line
+/// is truncation, and the data must end right after it.
 pub(crate) struct Decoder<R: BufRead> {
     reader: R,
-    len: u64,
     offset: u64,
     /// 1-based number of the last line read.
     line_no: u64,
@@ -177,15 +180,15 @@ struct Line {
 }
 
 impl<R: BufRead> Decoder<R> {
+    /// Reads and checks the header line; `expected` is the vector count the
+    /// end line of a regular file announces, a hint only.
     pub(crate) fn new(
         reader: R,
-        len: u64,
-        tail: &[u8],
         policy: Policy,
+        expected: Option<u64>,
     ) -> Result<Decoder<R>, CodecError> {
         let mut d = Decoder {
             reader,
-            len,
             offset: 0,
             line_no: 0,
             crc: crc32fast::Hasher::new(),
@@ -195,7 +198,7 @@ impl<R: BufRead> Decoder<R> {
             vectors: 0,
             line: Vec::new(),
             done: false,
-            expected: None,
+            expected,
         };
         let line = d.next_line()?;
         d.chunk_vectors = match line.end {
@@ -226,7 +229,6 @@ impl<R: BufRead> Decoder<R> {
                 })
             }
         };
-        d.expected = expected_from_tail(tail, len);
         Ok(d)
     }
 
@@ -235,17 +237,21 @@ impl<R: BufRead> Decoder<R> {
         self.expected
     }
 
+    #[inline]
+    pub(crate) fn chunk_vectors(&self) -> u32 {
+        // Checked against MAX_CHUNK_VECTORS when the header was read.
+        self.chunk_vectors as u32
+    }
+
     /// Reads the next line into `self.line`, updating offset, line number
     /// and CRC.
     fn next_line(&mut self) -> Result<Line, CodecError> {
         let crc_before = self.crc.clone().finalize();
         let start = self.offset;
         self.line.clear();
-        let crc = &mut self.crc;
-        let (end, consumed) = read_capped_line(&mut self.reader, &mut self.line, MAX_LINE, |b| {
-            crc.update(b)
-        })
-        .map_err(CodecError::Io)?;
+        let (end, consumed) =
+            read_line_capped(&mut self.reader, &mut self.line, MAX_LINE, &mut self.crc)
+                .map_err(CodecError::Io)?;
         self.offset += consumed;
         if end != LineEnd::Eof {
             self.line_no += 1;
@@ -327,13 +333,16 @@ impl<R: BufRead> Decoder<R> {
                     });
                 }
                 LineEnd::TooLong => {
-                    n += 1;
-                    deferred.get_or_insert(CodecError::LineTooLong {
-                        line: line.number,
-                        limit: MAX_LINE,
+                    // Reading stopped at the cap: the rest of the line is
+                    // not read (it may never end), so this is final.
+                    return Err(CodecError::Corrupt {
+                        section: Section::Chunk(k),
+                        offset: line.start,
+                        detail: format!(
+                            "line {} is longer than {MAX_LINE} bytes (no line of a hydron file is)",
+                            line.number
+                        ),
                     });
-                    self.check_count(n, k, chunk_start)?;
-                    continue;
                 }
             }
             if n == 0 {
@@ -377,7 +386,11 @@ impl<R: BufRead> Decoder<R> {
             let cursor = Cursor::default();
             match parse_row(&self.line, &cursor) {
                 Ok(coords) => match self.policy.apply_one(coords) {
-                    Ok(v) => out.push(v),
+                    Ok(v) => {
+                        // The line was read: room for one more vector.
+                        super::reserve_read(out, 1, self.expected)?;
+                        out.push(v);
+                    }
                     Err(error) => {
                         deferred = Some(CodecError::InvalidVectorOnLine {
                             line: line.number,
@@ -444,18 +457,65 @@ impl<R: BufRead> Decoder<R> {
 
     /// After the end line: nothing may follow it.
     fn at_end(&mut self) -> Result<(), CodecError> {
-        if self.offset != self.len {
+        let at = self.offset;
+        if let Some(extra) = super::count_rest(&mut self.reader).map_err(CodecError::Io)? {
             return Err(CodecError::Corrupt {
                 section: Section::Trailer,
-                offset: self.offset,
-                detail: format!(
-                    "{} unexpected bytes after the end line",
-                    self.len - self.offset
-                ),
+                offset: at,
+                detail: format!("{extra} unexpected bytes after the end line"),
             });
         }
         self.done = true;
         Ok(())
+    }
+}
+
+/// Reads one line into `buf` (without its `\n`), adding every byte read to
+/// `crc`, and stops as soon as the line is longer than `limit`: at most
+/// `limit + 1` bytes are read for it then, whatever follows. Returns how the
+/// line ended and how many bytes were read.
+fn read_line_capped<R: BufRead>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    limit: usize,
+    crc: &mut crc32fast::Hasher,
+) -> io::Result<(LineEnd, u64)> {
+    let mut consumed = 0u64;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            let end = if consumed == 0 {
+                LineEnd::Eof
+            } else {
+                LineEnd::Unterminated
+            };
+            return Ok((end, consumed));
+        }
+        // `buf` never holds more than `limit` bytes, so one more content
+        // byte than `room` proves the line too long.
+        let room = limit - buf.len();
+        let window = &available[..available.len().min(room + 1)];
+        let (take, content, newline) = match window.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, i, true),
+            None => (window.len(), window.len(), false),
+        };
+        crc.update(&available[..take]);
+        let too_long = content > room;
+        if !too_long {
+            buf.extend_from_slice(&available[..content]);
+        }
+        reader.consume(take);
+        consumed += take as u64;
+        if too_long {
+            return Ok((LineEnd::TooLong, consumed));
+        }
+        if newline {
+            return Ok((LineEnd::Newline, consumed));
+        }
     }
 }
 
@@ -582,8 +642,9 @@ fn leading_number(s: &[u8]) -> Option<(u64, &[u8])> {
 }
 
 /// The vector count of the end line at the end of `tail`, if it is
-/// possible for a file of `len` bytes.
-fn expected_from_tail(tail: &[u8], len: u64) -> Option<u64> {
+/// possible for a file of `len` bytes. A hint for progress and for how far
+/// outputs grow at once, never for an allocation.
+pub(crate) fn expected_from_tail(tail: &[u8], len: u64) -> Option<u64> {
     let body = tail.strip_suffix(b"\n")?;
     let last = &body[body.iter().rposition(|&b| b == b'\n')? + 1..];
     let rest = last.strip_prefix(b"{\"end\":true,\"chunks\":")?;
@@ -601,6 +662,44 @@ mod tests {
         assert_eq!(leading_number(b"12,x"), Some((12, &b",x"[..])));
         assert_eq!(leading_number(b"x"), None);
         assert_eq!(leading_number(b"99999999999999999999"), None);
+    }
+
+    #[test]
+    fn lines_are_read_only_up_to_the_cap() {
+        let mut data = b"ab\n".to_vec();
+        data.extend_from_slice(&[b'x'; 100]);
+        data.extend_from_slice(b"\ncd");
+        // A tiny buffer makes lines span several fill_buf calls.
+        let mut r = io::BufReader::with_capacity(3, &data[..]);
+        let mut crc = crc32fast::Hasher::new();
+        let mut buf = Vec::new();
+        let mut read = |buf: &mut Vec<u8>| {
+            buf.clear();
+            read_line_capped(&mut r, buf, 10, &mut crc).unwrap()
+        };
+        assert_eq!(read(&mut buf), (LineEnd::Newline, 3));
+        assert_eq!(buf, b"ab");
+        // 11 bytes read of the 100-byte line, then it stops.
+        assert_eq!(read(&mut buf), (LineEnd::TooLong, 11));
+        let mut exact = Vec::new();
+        let mut r = io::BufReader::with_capacity(4, &b"0123456789\nz"[..]);
+        let mut crc = crc32fast::Hasher::new();
+        assert_eq!(
+            read_line_capped(&mut r, &mut exact, 10, &mut crc).unwrap(),
+            (LineEnd::Newline, 11)
+        );
+        assert_eq!(exact, b"0123456789");
+        exact.clear();
+        assert_eq!(
+            read_line_capped(&mut r, &mut exact, 10, &mut crc).unwrap(),
+            (LineEnd::Unterminated, 1)
+        );
+        exact.clear();
+        assert_eq!(
+            read_line_capped(&mut r, &mut exact, 10, &mut crc).unwrap(),
+            (LineEnd::Eof, 0)
+        );
+        assert_eq!(crc.finalize(), crc32fast::hash(b"0123456789\nz"));
     }
 
     #[test]

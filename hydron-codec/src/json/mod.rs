@@ -40,5 +40,5 @@ pub use lines::{JsonLinesReader, JsonLinesWriter, MAX_LINE_LEN};
 pub use ser::{gf8_to_string, gf8_to_vec, to_string, to_vec, to_writer};
 
 pub(crate) use de::{json_error, parse_row, Cursor};
-pub(crate) use lines::{read_capped_line, LineEnd};
+pub(crate) use lines::LineEnd;
 pub(crate) use ser::write_row;
