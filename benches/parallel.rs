@@ -5,8 +5,7 @@
 //!
 //! - `parallel_1m/<kernel>`: `1-thread` runs the dispatched `batch`
 //!   function inside `ThreadPoolBuilder::new().num_threads(1)` (so it stays
-//!   serial); `N-threads` runs it in the global pool. Without the
-//!   `parallel` feature both rows are serial.
+//!   serial); `N-threads` runs it in the global pool.
 //!   `file_from_slice` (with `fory`, a default feature) reads a whole
 //!   binary container of the same vectors, where each chunk is checksummed
 //!   while it is decoded.
@@ -41,13 +40,8 @@ fn pools() -> [(String, rayon::ThreadPool); 2] {
         .expect("a pool of the default size");
     let threads = all.current_num_threads();
     eprintln!(
-        "hydron batch backend: {}; parallel feature: {}; threads: {threads}",
-        batch::backend(),
-        if cfg!(feature = "parallel") {
-            "on"
-        } else {
-            "off (both rows run on one thread)"
-        },
+        "hydron batch backend: {}; threads: {threads}",
+        batch::backend()
     );
     [
         ("1-thread".to_owned(), one),
