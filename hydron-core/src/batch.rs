@@ -29,10 +29,11 @@
 //!
 //! # Threads
 //!
-//! With the `parallel` feature the free functions split slices longer than
-//! a few thousand vectors across rayon's thread pool, with the same results
-//! and the same first error as one thread; see [`parallel`](crate::parallel)
-//! for the thresholds and how it scales. The [`Backend`] methods always run
+//! With the `parallel` feature the free functions split slices above a
+//! per-kernel threshold (1,024 vectors for lattice points, 16,384 to
+//! 131,072 for the others) across rayon's thread pool, with the same
+//! results and the same first error as one thread; the `parallel` module
+//! (built with the feature) has the thresholds and how it scales. The [`Backend`] methods always run
 //! on the calling thread.
 //!
 //! # Backends

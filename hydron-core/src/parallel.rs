@@ -40,6 +40,17 @@
 //! 1 ns per vector) gain only as far as one core leaves bandwidth unused,
 //! at most `t₁ / (b / B)`.
 //!
+//! # Thresholds
+//!
+//! Each threshold is the slice length at which the kernel's serial work is
+//! about 50 µs or more: in the `crossover` group of `benches/parallel.rs`
+//! (`cargo bench --features parallel,simd --bench parallel -- crossover`),
+//! measured on a shared 2-core machine, splitting in two only broke even
+//! from about there. On a quiet machine the hand-off is cheaper and a
+//! split would pay off earlier; the thresholds err on the side of staying
+//! serial, where a split could only lose. `docs/benchmarks.md` has the
+//! figures.
+//!
 //! [`Backend`]: crate::batch::Backend
 
 use core::mem::MaybeUninit;
