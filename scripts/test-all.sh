@@ -16,12 +16,14 @@ run cargo fmt --all -- --check
 # with those other workspace members turn on: none, each feature alone.
 # (Doctests run once per crate below, with all features; the feature-gated
 # examples in them are written to compile in every combination.)
-for features in "" simd approx serde fory; do
+for features in "" simd approx serde fory parallel; do
   run cargo test -p hydron-core --no-default-features ${features:+--features $features} --lib --tests
 done
-for features in "" fory json; do
+for features in "" fory json parallel; do
   run cargo test -p hydron-codec --no-default-features ${features:+--features $features} --lib --tests
 done
+# The root package's minimal build (its defaults are fory and json).
+run cargo test -p hydron --no-default-features --lib --tests
 
 # Everything together: all crates, all targets' tests, doctests, examples.
 run cargo test --workspace --all-features
@@ -32,6 +34,10 @@ run cargo run --example pipeline --features simd,fory,json -- 20000
 run cargo clippy --workspace --all-targets --all-features -- -D warnings
 step "RUSTDOCFLAGS=-D warnings cargo doc --workspace --no-deps --all-features"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features
+
+# WebAssembly: builds for wasm32-unknown-unknown and wasm32-wasip1, and
+# hydron-core's tests under Node's WASI (scalar and simd128).
+run bash scripts/wasm-test.sh
 
 # Python: the native module, its tests, interop both ways (about 30 s when
 # the release build of hydron-py is cached; a clean one adds about 1.5 CPU-minutes).

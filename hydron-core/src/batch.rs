@@ -27,6 +27,15 @@
 //! correctly rounded `sqrt` and division. The tests check it bit for bit on
 //! every backend the machine can run, so the stated tolerance is 0 ulp.
 //!
+//! # Threads
+//!
+//! With the `parallel` feature the free functions split slices above a
+//! per-kernel threshold (1,024 vectors for lattice points, 16,384 to
+//! 131,072 for the others) across rayon's thread pool, with the same
+//! results and the same first error as one thread; the `parallel` module
+//! (built with the feature) has the thresholds and how it scales. The [`Backend`] methods always run
+//! on the calling thread.
+//!
 //! # Backends
 //!
 //! Without the `simd` feature every kernel is [`scalar`]. With it, the
@@ -82,8 +91,10 @@ pub enum Backend {
     Scalar,
     /// `wide::f32x8` in structure-of-arrays form, with the instructions
     /// `wide` was compiled for (NEON on aarch64; SSE2 on the default x86-64
-    /// target, AVX with `-C target-cpu=native`). Available with the `simd`
-    /// feature.
+    /// target, AVX with `-C target-cpu=native`; WebAssembly `simd128` when
+    /// built with `-C target-feature=+simd128`). Available with the `simd`
+    /// feature, except on wasm32 without `simd128`, where `wide` would only
+    /// emulate its lanes one by one.
     Portable,
     /// `core::arch` intrinsics for AVX2 and FMA, chosen at run time.
     /// Available with the `simd` feature on x86-64 CPUs that have both.
@@ -148,13 +159,15 @@ impl Backend {
     /// ```
     /// use hydron_core::batch::Backend;
     /// assert!(Backend::Scalar.is_available());
-    /// assert_eq!(Backend::Portable.is_available(), cfg!(feature = "simd"));
+    /// if !cfg!(feature = "simd") {
+    ///     assert!(!Backend::Portable.is_available());
+    /// }
     /// ```
     #[must_use]
     pub fn is_available(self) -> bool {
         match self {
             Backend::Scalar => true,
-            Backend::Portable => cfg!(feature = "simd"),
+            Backend::Portable => crate::simd::HAS_PORTABLE,
             Backend::Avx2Fma => crate::simd::has_avx2_fma(),
         }
     }
@@ -164,7 +177,7 @@ impl Backend {
         match self {
             Backend::Scalar => Kernels::Scalar,
             #[cfg(feature = "simd")]
-            Backend::Portable => Kernels::Portable,
+            Backend::Portable if crate::simd::HAS_PORTABLE => Kernels::Portable,
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
             Backend::Avx2Fma => match crate::simd::avx2::Avx2Fma::detect() {
                 Some(token) => Kernels::Avx2Fma(token),
@@ -256,7 +269,11 @@ impl Backend {
     /// slot of `out`. On success every slot has been written; on error every
     /// slot up to and including the bad vector's.
     #[inline]
-    fn copy_validated(self, bytes: &[u8], out: &mut [MaybeUninit<Gf8>]) -> Result<(), BatchError> {
+    pub(crate) fn copy_validated(
+        self,
+        bytes: &[u8],
+        out: &mut [MaybeUninit<Gf8>],
+    ) -> Result<(), BatchError> {
         match self.kernels() {
             Kernels::Scalar => scalar::copy_validated_from(bytes, out, 0),
             // The SIMD kernels read the bytes in the CPU's order, so on a
@@ -409,7 +426,7 @@ impl fmt::Display for Backend {
 pub fn backend() -> Backend {
     if crate::simd::has_avx2_fma() {
         Backend::Avx2Fma
-    } else if cfg!(feature = "simd") {
+    } else if crate::simd::HAS_PORTABLE {
         Backend::Portable
     } else {
         Backend::Scalar
@@ -446,6 +463,9 @@ pub fn backends() -> impl Iterator<Item = Backend> + Clone {
 /// assert_eq!((err.index, err.error), (700, Gf8Error::NotANumber { coordinate: 3 }));
 /// ```
 pub fn validate(arrays: &[[f32; 8]]) -> Result<(), BatchError> {
+    #[cfg(feature = "parallel")]
+    return crate::parallel::validate(backend(), arrays);
+    #[cfg(not(feature = "parallel"))]
     backend().validate(arrays)
 }
 
@@ -483,6 +503,13 @@ pub fn validate(arrays: &[[f32; 8]]) -> Result<(), BatchError> {
 /// ```
 #[track_caller]
 pub fn copy_validated_into(bytes: &[u8], out: &mut [[f32; 8]]) -> Result<(), BatchError> {
+    #[cfg(feature = "parallel")]
+    {
+        assert_bytes_len(bytes.len(), out.len());
+        // SAFETY: the kernels only store `Gf8` values into the slots.
+        crate::parallel::copy_validated(backend(), bytes, unsafe { as_slots(out) })
+    }
+    #[cfg(not(feature = "parallel"))]
     backend().copy_validated_into(bytes, out)
 }
 
@@ -521,6 +548,14 @@ pub fn copy_validated_uninit<'a>(
     bytes: &[u8],
     out: &'a mut [MaybeUninit<Gf8>],
 ) -> Result<&'a mut [Gf8], BatchError> {
+    #[cfg(feature = "parallel")]
+    {
+        assert_bytes_len(bytes.len(), out.len());
+        crate::parallel::copy_validated(backend(), bytes, out)?;
+        // SAFETY: the kernels write every slot before they return `Ok`.
+        Ok(unsafe { assume_written(out) })
+    }
+    #[cfg(not(feature = "parallel"))]
     backend().copy_validated_uninit(bytes, out)
 }
 
@@ -542,6 +577,9 @@ pub fn copy_validated_uninit<'a>(
 /// ```
 #[track_caller]
 pub fn normalize_into(arrays: &[[f32; 8]], out: &mut [Gf8]) -> Result<(), BatchError> {
+    #[cfg(feature = "parallel")]
+    return crate::parallel::normalize_into(backend(), arrays, out);
+    #[cfg(not(feature = "parallel"))]
     backend().normalize_into(arrays, out)
 }
 
@@ -577,6 +615,9 @@ pub fn normalize(arrays: &[[f32; 8]]) -> Result<Vec<Gf8>, BatchError> {
 /// ```
 #[track_caller]
 pub fn dot_into(query: Gf8, many: &[Gf8], out: &mut [f32]) {
+    #[cfg(feature = "parallel")]
+    crate::parallel::dot_into(backend(), query, many, out);
+    #[cfg(not(feature = "parallel"))]
     backend().dot_into(query, many, out);
 }
 
@@ -614,6 +655,9 @@ pub fn dot_many(query: Gf8, many: &[Gf8]) -> Vec<f32> {
 /// ```
 #[track_caller]
 pub fn nearest_roots_into(vectors: &[Gf8], out: &mut [E8Root]) {
+    #[cfg(feature = "parallel")]
+    crate::parallel::nearest_roots_into(backend(), vectors, out);
+    #[cfg(not(feature = "parallel"))]
     backend().nearest_roots_into(vectors, out);
 }
 
@@ -654,6 +698,9 @@ pub fn nearest_lattice_points_into(
     arrays: &[[f32; 8]],
     out: &mut [E8Point],
 ) -> Result<(), BatchError> {
+    #[cfg(feature = "parallel")]
+    return crate::parallel::nearest_lattice_points_into(backend(), arrays, out);
+    #[cfg(not(feature = "parallel"))]
     backend().nearest_lattice_points_into(arrays, out)
 }
 

@@ -4,7 +4,7 @@
 //! (or the zero vector); the E8 lattice ([`E8Root`], [`E8Point`]); sphere
 //! geometry (geodesic distance, slerp, spherical mean); and batch kernels
 //! over slices of vectors in [`batch`], vectorized with `wide` behind the
-//! `simd` feature.
+//! `simd` feature and split across cores behind the `parallel` feature.
 //!
 //! ```
 //! use hydron_core::Gf8;
@@ -25,6 +25,8 @@ mod lattice;
 mod sphere;
 
 pub mod batch;
+#[cfg(feature = "parallel")]
+pub mod parallel;
 mod simd;
 
 #[cfg(feature = "approx")]

@@ -6,7 +6,10 @@
 //! - `portable` (feature `simd`): `wide::f32x8` in structure-of-arrays
 //!   form. Its instructions are fixed when the crate is compiled (NEON on
 //!   aarch64, AVX with `-C target-cpu=native`, SSE2 on the default x86-64
-//!   target).
+//!   target, `simd128` on wasm32 built with `-C target-feature=+simd128`).
+//!   On wasm32 without `simd128` it is not used ([`HAS_PORTABLE`] is false):
+//!   `wide` has no vector instructions there and would only emulate its
+//!   eight lanes one by one.
 //! - `avx2` (feature `simd`, x86-64 only): `core::arch` intrinsics compiled
 //!   with `#[target_feature(enable = "avx2,fma")]`, entered only when
 //!   [`has_avx2_fma`] detects the CPU features at run time, so it pays off
@@ -22,6 +25,14 @@ pub(crate) mod portable;
 
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 pub(crate) mod avx2;
+
+/// Whether the portable backend is compiled in and runs on vector
+/// instructions: with the `simd` feature, on every target but wasm32
+/// without `simd128`.
+pub(crate) const HAS_PORTABLE: bool = cfg!(all(
+    feature = "simd",
+    any(not(target_arch = "wasm32"), target_feature = "simd128")
+));
 
 /// Whether the AVX2 + FMA backend is compiled in and this CPU can run it.
 ///

@@ -1,0 +1,182 @@
+//! All cores against one: each batch kernel on 1,000,000 vectors, in a
+//! rayon pool of one thread and in the global pool (one thread per core),
+//! in the same run; and the crossover sizes that set the thresholds in
+//! `hydron_core::parallel`.
+//!
+//! - `parallel_1m/<kernel>`: `1-thread` runs the dispatched `batch`
+//!   function inside `ThreadPoolBuilder::new().num_threads(1)` (so it stays
+//!   serial); `N-threads` runs it in the global pool.
+//!   `file_from_slice` (with `fory`, a default feature) reads a whole
+//!   binary container of the same vectors, where each chunk is checksummed
+//!   while it is decoded.
+//! - `crossover/<kernel>/<n>`: the backend kernel on `n` vectors, serially
+//!   and split in two halves with `rayon::join`, for `n` around the
+//!   thresholds: where `split-2` becomes faster than `serial` is the size
+//!   from which splitting pays.
+//!
+//! ```text
+//! cargo bench --features parallel,simd --bench parallel
+//! ```
+
+mod common;
+
+use std::hint::black_box;
+
+use common::Rng;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use hydron_core::batch;
+use hydron_core::{E8Point, E8Root, Gf8};
+
+const N: usize = 1_000_000;
+
+fn pools() -> [(String, rayon::ThreadPool); 2] {
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    let all = rayon::ThreadPoolBuilder::new()
+        .build()
+        .expect("a pool of the default size");
+    let threads = all.current_num_threads();
+    eprintln!(
+        "hydron batch backend: {}; threads: {threads}",
+        batch::backend()
+    );
+    [
+        ("1-thread".to_owned(), one),
+        (format!("{threads}-threads"), all),
+    ]
+}
+
+fn parallel_1m(c: &mut Criterion) {
+    let pools = pools();
+    let mut rng = Rng(3);
+    let raw = rng.arrays(N);
+    let units = batch::scalar::normalize(&raw).expect("finite input");
+    let unit_arrays = Gf8::slice_as_arrays(&units);
+    let bytes: &[u8] = bytemuck::cast_slice(unit_arrays);
+    let lattice_in: Vec<[f32; 8]> = raw.iter().map(|a| a.map(|x| x * 4.0)).collect();
+
+    let mut roots = vec![E8Root::new(0).expect("code 0"); N];
+    let mut normalized = vec![Gf8::ZERO; N];
+    let mut dots = vec![0.0f32; N];
+    let mut points = vec![E8Point::ORIGIN; N];
+    let mut decoded: Vec<Gf8> = Vec::with_capacity(N);
+
+    // One group per kernel, its two rows run back to back so that they see
+    // the same machine state; the report's ratio is the speedup.
+    let mut run = |kernel: &str, f: &mut (dyn FnMut() + Send)| {
+        let mut group = c.benchmark_group(format!("parallel_1m/{kernel}"));
+        group.throughput(Throughput::Elements(N as u64));
+        group.sample_size(20);
+        for (name, pool) in &pools {
+            group.bench_function(name.as_str(), |b| b.iter(|| pool.install(&mut *f)));
+        }
+        group.finish();
+    };
+    run("nearest_roots", &mut || {
+        batch::nearest_roots_into(black_box(&units), &mut roots);
+    });
+    run("normalize", &mut || {
+        batch::normalize_into(black_box(&raw), &mut normalized).expect("finite input");
+    });
+    run("lattice_points", &mut || {
+        batch::nearest_lattice_points_into(black_box(&lattice_in), &mut points).expect("in range");
+    });
+    run("validate", &mut || {
+        batch::validate(black_box(unit_arrays)).expect("unit vectors");
+    });
+    run("dot", &mut || {
+        batch::dot_into(units[0], black_box(&units), &mut dots)
+    });
+    run("copy_validated_uninit", &mut || {
+        batch::copy_validated_uninit(black_box(bytes), decoded.spare_capacity_mut())
+            .expect("unit vectors");
+    });
+    // A whole binary container read from memory: 16 chunks of 65,536
+    // vectors, each checksummed while it is decoded.
+    #[cfg(feature = "fory")]
+    {
+        use hydron_codec::file::{self, FileOptions, Format};
+        use hydron_codec::Policy;
+        let container =
+            file::to_vec(&units, Format::Fory, FileOptions::new()).expect("in-memory encode");
+        run("file_from_slice", &mut || {
+            file::from_slice(black_box(&container), Policy::Strict).expect("a valid file");
+        });
+    }
+}
+
+/// Runs `kernel` on the whole slice, or on its two halves with `rayon::join`.
+fn halves<I: Sync, O: Send>(
+    input: &[I],
+    out: &mut [O],
+    split: bool,
+    kernel: &(impl Fn(&[I], &mut [O]) + Sync),
+) {
+    if split {
+        let mid = input.len() / 2;
+        let (in_a, in_b) = input.split_at(mid);
+        let (out_a, out_b) = out.split_at_mut(mid);
+        rayon::join(|| kernel(in_a, out_a), || kernel(in_b, out_b));
+    } else {
+        kernel(input, out);
+    }
+}
+
+fn crossover(c: &mut Criterion) {
+    let backend = batch::backend();
+    let mut rng = Rng(4);
+    let max = 1 << 17;
+    let raw = rng.arrays(max);
+    let units = batch::scalar::normalize(&raw).expect("finite input");
+    let unit_arrays = Gf8::slice_as_arrays(&units);
+    let mut roots = vec![E8Root::new(0).expect("code 0"); max];
+    let mut normalized = vec![Gf8::ZERO; max];
+    let mut dots = vec![0.0f32; max];
+    let mut points = vec![E8Point::ORIGIN; max];
+    let mut none = vec![(); max];
+
+    let nearest = |v: &[Gf8], o: &mut [E8Root]| backend.nearest_roots_into(v, o);
+    let normalize = |a: &[[f32; 8]], o: &mut [Gf8]| backend.normalize_into(a, o).unwrap();
+    let validate = |a: &[[f32; 8]], _: &mut [()]| backend.validate(a).unwrap();
+    let dot = |v: &[Gf8], o: &mut [f32]| backend.dot_into(units[0], v, o);
+    let lattice =
+        |a: &[[f32; 8]], o: &mut [E8Point]| backend.nearest_lattice_points_into(a, o).unwrap();
+
+    let sizes = |from: usize| (0..5).map(move |k| from << k);
+    let mut group = c.benchmark_group("crossover");
+    group.sample_size(30);
+    for split in [false, true] {
+        let name = if split { "split-2" } else { "serial" };
+        for n in sizes(1 << 11) {
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_function(BenchmarkId::new(format!("nearest_roots/{name}"), n), |b| {
+                b.iter(|| halves(&units[..n], &mut roots[..n], split, &nearest));
+            });
+            group.bench_function(BenchmarkId::new(format!("normalize/{name}"), n), |b| {
+                b.iter(|| halves(&raw[..n], &mut normalized[..n], split, &normalize));
+            });
+        }
+        for n in sizes(1 << 13) {
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_function(BenchmarkId::new(format!("validate/{name}"), n), |b| {
+                b.iter(|| halves(&unit_arrays[..n], &mut none[..n], split, &validate));
+            });
+            group.bench_function(BenchmarkId::new(format!("dot/{name}"), n), |b| {
+                b.iter(|| halves(&units[..n], &mut dots[..n], split, &dot));
+            });
+        }
+        for n in sizes(1 << 6) {
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_function(BenchmarkId::new(format!("lattice_points/{name}"), n), |b| {
+                b.iter(|| halves(&raw[..n], &mut points[..n], split, &lattice));
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, parallel_1m, crossover);
+criterion_main!(benches);
