@@ -6,6 +6,9 @@
 //! - `batch_*`: each batch kernel on every backend this build and CPU can
 //!   run (`scalar`, the portable `wide-…` one with `--features simd`, and
 //!   `avx2+fma` when detected), then the dispatched function.
+//! - `batch_lattice`: the E8 lattice decoder (the old `f64` one as a
+//!   baseline, `E8Point::nearest` per vector, each backend, dispatched)
+//!   next to the nearest-root kernel (dispatched and scalar), per vector.
 //! - `validate_32mb`: a memcpy of 32 MB of vectors against memcpy +
 //!   validation, the cost of a validated decode over a trusting one.
 //! - `per_vector`: `dot`, `Gf8::normalize`, add-then-renormalize.
@@ -16,6 +19,9 @@
 //! ```
 
 mod common;
+// The lattice decoder before its `f32` fast path, as the baseline row.
+#[path = "../hydron-core/tests/common/old_lattice.rs"]
+mod old_lattice;
 
 use std::hint::black_box;
 
@@ -126,12 +132,43 @@ fn batch_kernels(c: &mut Criterion) {
     });
     group.finish();
 
+    // The lattice decoder next to the nearest-root kernel, in one group so
+    // that one run gives the ratio the lattice kernel is held to (at most
+    // 1.5x the dispatched nearest-root kernel per vector): the old `f64`
+    // decoder as the baseline, `E8Point::nearest` per vector, every
+    // backend, the dispatched function, then the nearest-root rows.
     let mut group = c.benchmark_group("batch_lattice");
     let lattice_input: Vec<[f32; 8]> = raw.iter().map(|a| a.map(|x| x * 4.0)).collect();
     let mut points = vec![E8Point::ORIGIN; BATCH];
     group.throughput(Throughput::Elements(BATCH as u64));
+    group.bench_function(BenchmarkId::new("old-f64-per-vector", BATCH), |b| {
+        b.iter(|| {
+            for x in black_box(&lattice_input) {
+                let _ = black_box(old_lattice::old_nearest(x));
+            }
+        });
+    });
+    group.bench_function(BenchmarkId::new("nearest-per-vector", BATCH), |b| {
+        b.iter(|| {
+            for x in black_box(&lattice_input) {
+                let _ = black_box(E8Point::nearest(x));
+            }
+        });
+    });
+    for &backend in &backends {
+        group.bench_function(BenchmarkId::new(backend.name(), BATCH), |b| {
+            b.iter(|| backend.nearest_lattice_points_into(black_box(&lattice_input), &mut points));
+        });
+    }
     group.bench_function(BenchmarkId::new(&dispatched, BATCH), |b| {
         b.iter(|| batch::nearest_lattice_points_into(black_box(&lattice_input), &mut points));
+    });
+    group.bench_function(
+        BenchmarkId::new(format!("nearest_roots-{dispatched}"), BATCH),
+        |b| b.iter(|| batch::nearest_roots_into(black_box(&units), &mut roots)),
+    );
+    group.bench_function(BenchmarkId::new("nearest_roots-scalar", BATCH), |b| {
+        b.iter(|| Backend::Scalar.nearest_roots_into(black_box(&units), &mut roots));
     });
     group.finish();
 }

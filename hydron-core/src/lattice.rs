@@ -82,13 +82,25 @@ impl E8Point {
 
     /// The nearest E8 point to `coords` (Euclidean distance).
     ///
-    /// Computed in `f64` with the Conway–Sloane decoder: round every
-    /// coordinate to an integer and, if their sum is odd, round the
-    /// coordinate with the largest rounding error the other way; do the same
-    /// for `coords − ½` and add ½ back; keep the closer of the two
+    /// The answer is the Conway–Sloane decoder's, as defined in `f64`:
+    /// round every coordinate to an integer and, if their sum is odd, round
+    /// the coordinate with the largest rounding error the other way; do the
+    /// same for `coords − ½` and add ½ back; keep the closer of the two
     /// candidates. When both are exactly equally far, the integer one wins.
     /// Within each candidate, ties are broken by rounding halves away from
     /// zero, and the lowest index among equal rounding errors is re-rounded.
+    ///
+    /// It is computed without `f64` and without a libm call on almost every
+    /// input: every step above is exact in `f32` for coordinates of
+    /// magnitude 0 or at least 2^-24, and the two candidates' squared
+    /// distances differ by `Σδ_k − 2 + [odd]·(1 − 2·max δ) − [odd']·2·min δ`
+    /// (`δ_k` the distance of coordinate `k` to the nearest integer), which
+    /// needs one `f32` sum. Only when a coordinate is tiny (below 2^-24 but
+    /// not zero) or the two distances are within 2^-14 of each other (a
+    /// tie, or nearly) does it run the decoder in `f64` as described, so the
+    /// result is identical on every input, ties included. The batch kernels
+    /// ([`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into))
+    /// run the same computation eight vectors at a time.
     ///
     /// Errors: a NaN or infinite coordinate, or one whose magnitude exceeds
     /// [`INPUT_LIMIT`](E8Point::INPUT_LIMIT), naming the first such
@@ -107,36 +119,10 @@ impl E8Point {
     /// # Ok::<(), hydron_core::Gf8Error>(())
     /// ```
     pub fn nearest(coords: &[f32; 8]) -> Result<E8Point, Gf8Error> {
-        check_finite(coords)?;
-        for (coordinate, &value) in coords.iter().enumerate() {
-            if value.abs() > E8Point::INPUT_LIMIT {
-                return Err(Gf8Error::OutOfLatticeRange {
-                    coordinate,
-                    value,
-                    limit: E8Point::INPUT_LIMIT,
-                });
-            }
+        match nearest_fast(coords) {
+            Some(doubled) => Ok(E8Point { doubled }),
+            None => nearest_exact(coords),
         }
-        // Exact: an f32 widens to f64 exactly, and subtracting ½ from a
-        // value of magnitude ≤ 2^22 needs at most 53 significant bits
-        // unless the value is tiny, where the rounding error is irrelevant.
-        let x = coords.map(f64::from);
-        let integer = round_to_d8(&x);
-        let half = round_to_d8(&x.map(|v| v - 0.5));
-
-        // Doubled coordinates: `2a` for the integer candidate, `2b + 1` for
-        // the half-integer one. Every candidate coordinate is within 1 of its
-        // input, so within ±(2^22 + 1): the casts are exact.
-        let integer: [i32; 8] = integer.map(|a| (2 * a) as i32);
-        let half: [i32; 8] = half.map(|b| (2 * b + 1) as i32);
-        let integer_distance = doubled_distance_sq(&x, &integer);
-        let half_distance = doubled_distance_sq(&x, &half);
-        let doubled = if integer_distance <= half_distance {
-            integer
-        } else {
-            half
-        };
-        Ok(E8Point { doubled })
     }
 
     /// The point with these doubled coordinates (`2 · coordinate`), after
@@ -380,6 +366,193 @@ impl E8Point {
     pub fn checked_sub(&self, other: &E8Point) -> Option<E8Point> {
         self.checked_add(&-*other)
     }
+}
+
+/// Bits of [`E8Point::INPUT_LIMIT`]: a coordinate whose magnitude has
+/// larger bits (as an `f32` without its sign) is out of range, infinite or
+/// NaN.
+pub(crate) const INPUT_LIMIT_BITS: u32 = 0x4A80_0000;
+
+/// Bits of 2^-24: a non-zero coordinate below this magnitude sends the
+/// vector to the `f64` decoder (see [`nearest_fast`]).
+pub(crate) const TINY_BITS: u32 = 0x3380_0000;
+
+/// When the two candidates' squared distances (as [`nearest_fast`] computes
+/// their difference in `f32`) are this close, the `f64` decoder decides.
+pub(crate) const TIE_MARGIN: f32 = 1.0 / 16384.0;
+
+/// The Conway–Sloane decoder in `f32`, or `None` when it cannot vouch for
+/// giving exactly [`nearest_exact`]'s answer: a coordinate is out of range,
+/// not finite, or tiny (magnitude below 2^-24 but not zero), or the two
+/// candidates are within [`TIE_MARGIN`] of a tie.
+///
+/// Why the answer is the `f64` decoder's. For every coordinate `v` of
+/// magnitude 0 or at least 2^-24 (and at most 2^22):
+///
+/// - `a = round(v)` (halves away from zero) and `r = v − a` are exact in
+///   `f32`, as in `f64`; so are the integer candidate's rounding errors
+///   `δ = |r|`, its re-rounded index (the first largest `δ`) and direction
+///   (`r ≥ 0` goes up).
+/// - `v − ½` is exact in `f64` (at most 50 significant bits), so the `f64`
+///   decoder's half-integer coordinate is the nearest half-integer `h` to
+///   `v`, with integers going up from 1 and down from 0: `h = a + ½` when
+///   `r > 0` or (`r = 0` and `a > 0`), else `a − ½`. Its rounding error is
+///   exactly `½ − δ`, so the re-rounded index is the first smallest `δ`, and
+///   the direction is up unless `h = a + ½ > v`.
+/// - The squared distance of the integer candidate is `Σδ² + [Σa odd]·(1 −
+///   2·max δ)`, that of the other `Σ(½ − δ)² + [Σ(h − ½) odd]·2·min δ`; their
+///   difference is the linear expression below, whose terms are all in
+///   `[−2, 4]`, so its `f32` rounding error is below 2^-19. The `f64`
+///   decoder's own distances are within 2^-45 of the exact ones (each at
+///   most 2). So when the `f32` difference is more than [`TIE_MARGIN`]
+///   (2^-14) from zero, both decoders see the same sign.
+#[inline]
+pub(crate) fn nearest_fast(x: &[f32; 8]) -> Option<[i32; 8]> {
+    let mut max_bits = 0u32;
+    let mut min_bits_minus_one = u32::MAX;
+    for &v in x {
+        let bits = v.to_bits() & 0x7FFF_FFFF;
+        max_bits = max_bits.max(bits);
+        min_bits_minus_one = min_bits_minus_one.min(bits.wrapping_sub(1));
+    }
+    if max_bits > INPUT_LIMIT_BITS || min_bits_minus_one < TINY_BITS - 1 {
+        return None;
+    }
+
+    // Straight-line code over the eight coordinates, with selects rather
+    // than branches (the outcomes are data dependent), so that the compiler
+    // keeps it in vector registers.
+    //
+    // `v + 1.5·2^23` rounds `v` (|v| ≤ 2^22) to an integer, ties to even,
+    // exactly; its bits minus those of 1.5·2^23 are that integer. A tie
+    // that went towards zero (`r = ±½` with the sign of `v`) moves away.
+    let mut a = [0i32; 8];
+    let mut r = [0.0f32; 8];
+    for k in 0..8 {
+        let v = x[k];
+        let shifted = v + ROUNDING_SHIFT;
+        let even = shifted - ROUNDING_SHIFT;
+        let rk = v - even;
+        let away = i32::from((rk == 0.5) & (v > 0.0)) - i32::from((rk == -0.5) & (v < 0.0));
+        a[k] = (shifted.to_bits() as i32 - ROUNDING_SHIFT.to_bits() as i32) + away;
+        r[k] = rk - away as f32;
+    }
+    let delta = r.map(f32::abs);
+    // Whether the nearest half-integer is above: `r > 0`, or `v` an
+    // integer from 1 up.
+    let up: [i32; 8] =
+        core::array::from_fn(|k| i32::from((r[k] > 0.0) | ((r[k] == 0.0) & (a[k] > 0))));
+    let sum_delta = ((delta[0] + delta[4]) + (delta[2] + delta[6]))
+        + ((delta[1] + delta[5]) + (delta[3] + delta[7]));
+    let max_delta = max8(&delta);
+    let min_delta = -max8(&delta.map(|d| -d));
+    let max_k = first_equal(&delta, max_delta);
+    let min_k = first_equal(&delta, min_delta);
+    let sum_a: i32 = a.iter().sum();
+    let ups: i32 = up.iter().sum();
+    // Σ(h − ½) = Σa − (number of coordinates that go down) ≡ Σa + ups.
+    let odd_integer = sum_a & 1;
+    let odd_half = (sum_a + ups) & 1;
+    // Multiplying by 0 or 1 is exact, and cheaper than a branch.
+    let difference = sum_delta - 2.0 + odd_integer as f32 * (1.0 - 2.0 * max_delta)
+        - odd_half as f32 * (2.0 * min_delta);
+    // (Finite: every input coordinate is in range.)
+    if difference.abs() <= TIE_MARGIN {
+        return None;
+    }
+    // The winner: `half` is 1 for the half-integer candidate, 0 for the
+    // integer one; each coordinate is `2a`, plus ±1 for the half-integers,
+    // and the re-rounded one moves by ±2.
+    let half = i32::from(difference > 0.0);
+    let flip_k = select(half != 0, min_k, max_k);
+    let odd = select(half != 0, odd_half, odd_integer);
+    let goes_up = select(
+        half != 0,
+        (up[flip_k] == 0) | (r[flip_k] >= 0.5),
+        r[flip_k] >= 0.0,
+    );
+    let flip = odd * select(goes_up, 2, -2);
+    let doubled: [i32; 8] =
+        core::array::from_fn(|k| 2 * a[k] + half * (2 * up[k] - 1) + select(k == flip_k, flip, 0));
+    Some(doubled)
+}
+
+/// 1.5 · 2^23: adding it to an `f32` of magnitude at most 2^22 rounds that
+/// to an integer (ties to even), exactly.
+const ROUNDING_SHIFT: f32 = 12_582_912.0;
+
+/// The largest of eight numbers (none NaN), as a tree.
+#[inline(always)]
+fn max8(x: &[f32; 8]) -> f32 {
+    // Selects rather than `f32::max`, whose NaN rule costs instructions.
+    let max = |a: f32, b: f32| select(a > b, a, b);
+    let m = [
+        max(x[0], x[4]),
+        max(x[1], x[5]),
+        max(x[2], x[6]),
+        max(x[3], x[7]),
+    ];
+    max(max(m[0], m[2]), max(m[1], m[3]))
+}
+
+/// The first index `k` with `x[k] == value` (which one of them is).
+#[inline(always)]
+fn first_equal(x: &[f32; 8], value: f32) -> usize {
+    let mut mask = 0u32;
+    for (k, &v) in x.iter().enumerate() {
+        mask |= u32::from(v == value) << k;
+    }
+    // `value` is one of `x`, so `mask` is not zero; `& 7` keeps the index
+    // in bounds for the compiler.
+    (mask.trailing_zeros() & 7) as usize
+}
+
+/// `if condition { a } else { b }`, meant to compile to a conditional move.
+#[inline(always)]
+fn select<T>(condition: bool, a: T, b: T) -> T {
+    if condition {
+        a
+    } else {
+        b
+    }
+}
+
+/// The Conway–Sloane decoder in `f64`, with the input checks: the
+/// definition of [`E8Point::nearest`], and its path for the inputs
+/// [`nearest_fast`] leaves.
+#[cold]
+#[inline(never)]
+pub(crate) fn nearest_exact(coords: &[f32; 8]) -> Result<E8Point, Gf8Error> {
+    check_finite(coords)?;
+    for (coordinate, &value) in coords.iter().enumerate() {
+        if value.abs() > E8Point::INPUT_LIMIT {
+            return Err(Gf8Error::OutOfLatticeRange {
+                coordinate,
+                value,
+                limit: E8Point::INPUT_LIMIT,
+            });
+        }
+    }
+    // Exact: an f32 widens to f64 exactly, and subtracting ½ from a
+    // value of magnitude ≤ 2^22 needs at most 53 significant bits
+    // unless the value is tiny (then the rounding decides, as defined).
+    let x = coords.map(f64::from);
+    let integer = round_to_d8(&x);
+    let half = round_to_d8(&x.map(|v| v - 0.5));
+
+    // Doubled coordinates: `2a` for the integer candidate, `2b + 1` for
+    // the half-integer one. Every candidate coordinate is within 1 of its
+    // input, so within ±(2^22 + 1): the casts are exact.
+    let integer: [i32; 8] = integer.map(|a| (2 * a) as i32);
+    let half: [i32; 8] = half.map(|b| (2 * b + 1) as i32);
+    let integer_distance = doubled_distance_sq(&x, &integer);
+    let half_distance = doubled_distance_sq(&x, &half);
+    let doubled = if integer_distance <= half_distance {
+        integer
+    } else {
+        half
+    };
+    Ok(E8Point { doubled })
 }
 
 /// Rounds to the nearest point of D8 (integers with an even sum).
