@@ -383,7 +383,14 @@ impl Backend {
         arrays: &[[f32; 8]],
         out: &mut [E8Point],
     ) -> Result<(), BatchError> {
-        scalar::nearest_lattice_points_into(arrays, out)
+        assert_same_len(arrays.len(), out.len());
+        match self.kernels() {
+            Kernels::Scalar => scalar::nearest_lattice_points_from(arrays, out, 0),
+            #[cfg(feature = "simd")]
+            Kernels::Portable => crate::simd::portable::nearest_lattice_points_into(arrays, out),
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Kernels::Avx2Fma(token) => token.nearest_lattice_points_into(arrays, out),
+        }
     }
 }
 

@@ -125,6 +125,13 @@ impl E8Point {
         }
     }
 
+    /// The point with these doubled coordinates, unchecked: for the batch
+    /// kernels, whose results are in E8 and in range by construction.
+    #[inline]
+    pub(crate) const fn from_doubled_unchecked(doubled: [i32; 8]) -> E8Point {
+        E8Point { doubled }
+    }
+
     /// The point with these doubled coordinates (`2 · coordinate`), after
     /// checking that it is in E8 and in range.
     ///
@@ -479,7 +486,7 @@ pub(crate) fn nearest_fast(x: &[f32; 8]) -> Option<[i32; 8]> {
 
 /// 1.5 · 2^23: adding it to an `f32` of magnitude at most 2^22 rounds that
 /// to an integer (ties to even), exactly.
-const ROUNDING_SHIFT: f32 = 12_582_912.0;
+pub(crate) const ROUNDING_SHIFT: f32 = 12_582_912.0;
 
 /// The largest of eight numbers (none NaN), as a tree.
 #[inline(always)]

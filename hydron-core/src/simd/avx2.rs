@@ -26,14 +26,16 @@
 
 use core::arch::x86_64::{
     __m128, __m256, __m256i, _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
-    _mm256_blend_ps, _mm256_blendv_ps, _mm256_castps256_ps128, _mm256_castps_si256,
-    _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_div_ps, _mm256_extractf128_ps, _mm256_max_epi32,
-    _mm256_min_epi32, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_si256, _mm256_permute2f128_ps,
-    _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps,
-    _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_ps, _mm256_slli_epi32,
+    _mm256_blend_ps, _mm256_blendv_epi8, _mm256_blendv_ps, _mm256_castps256_ps128,
+    _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32,
+    _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_extractf128_ps, _mm256_max_epi32,
+    _mm256_max_ps, _mm256_min_epi32, _mm256_min_epu32, _mm256_min_ps, _mm256_movemask_ps,
+    _mm256_mul_ps, _mm256_or_si256, _mm256_permute2f128_ps, _mm256_permutevar8x32_epi32,
+    _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32,
+    _mm256_setzero_ps, _mm256_setzero_si256, _mm256_shuffle_ps, _mm256_slli_epi32,
     _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_srlv_epi32,
     _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm256_xor_si256,
-    _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+    _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
 };
 
 use core::mem::MaybeUninit;
@@ -41,7 +43,8 @@ use core::mem::MaybeUninit;
 use super::scalar;
 use crate::e8::{INTEGER_ROOT_COUNT, INV_SQRT_8};
 use crate::gf8::NORM_SQ_TOLERANCE;
-use crate::{BatchError, E8Root, Gf8};
+use crate::lattice::{INPUT_LIMIT_BITS, ROUNDING_SHIFT, TIE_MARGIN, TINY_BITS};
+use crate::{BatchError, E8Point, E8Root, Gf8};
 
 /// Proof that this CPU has AVX2 and FMA: the only way into the kernels.
 ///
@@ -104,6 +107,18 @@ impl Avx2Fma {
     pub(crate) fn nearest_roots_into(self, vectors: &[Gf8], out: &mut [E8Root]) {
         // SAFETY: as in `validate`: detection found AVX2 and FMA.
         unsafe { nearest_roots_into_avx2(vectors, out) }
+    }
+
+    /// [`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into);
+    /// `out` has the length of `arrays`.
+    #[inline]
+    pub(crate) fn nearest_lattice_points_into(
+        self,
+        arrays: &[[f32; 8]],
+        out: &mut [E8Point],
+    ) -> Result<(), BatchError> {
+        // SAFETY: as in `validate`: detection found AVX2 and FMA.
+        unsafe { nearest_lattice_points_into_avx2(arrays, out) }
     }
 }
 
@@ -340,7 +355,14 @@ fn dot_into_avx2(query: Gf8, many: &[Gf8], out: &mut [f32]) {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn transpose(block: &Block) -> [__m256; 8] {
-    let rows = load_block(block);
+    transpose_registers(load_block(block))
+}
+
+/// The 8×8 transpose of eight registers (its own inverse: columns back to
+/// rows as well as rows to columns).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn transpose_registers(rows: [__m256; 8]) -> [__m256; 8] {
     // [low half of row i | low half of row i + 4] and the same for the high
     // halves (LLVM folds these into `vinsertf128` from memory).
     let mut low = [rows[0]; 4];
@@ -495,6 +517,207 @@ fn nearest_roots_into_avx2(vectors: &[Gf8], out: &mut [E8Root]) {
         }
     }
     scalar::nearest_roots_from(Gf8::slice_from_arrays_unchecked(tail), out_tail);
+}
+
+/// `lattice::nearest_fast` for eight vectors in structure-of-arrays form,
+/// lane by lane: the doubled coordinates (register `k` holds coordinate `k`
+/// of the eight answers), or `None` if any lane is one the fast path leaves
+/// to the `f64` decoder (out of range, not finite, tiny, or a near-tie).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
+    let abs_mask = _mm256_set1_epi32(0x7FFF_FFFF);
+    let one = _mm256_set1_epi32(1);
+    let shift = _mm256_set1_ps(ROUNDING_SHIFT);
+    let shift_bits = _mm256_set1_epi32(ROUNDING_SHIFT.to_bits() as i32);
+    let zero = _mm256_setzero_ps();
+    let mut max_bits = _mm256_setzero_si256();
+    let mut min_bits_minus_one = _mm256_set1_epi32(-1);
+    let mut a = [_mm256_setzero_si256(); 8];
+    let mut r = [zero; 8];
+    let mut delta = [zero; 8];
+    let mut up = [_mm256_setzero_si256(); 8];
+    for k in 0..8 {
+        let v = x[k];
+        let bits = _mm256_and_si256(_mm256_castps_si256(v), abs_mask);
+        max_bits = _mm256_max_epi32(max_bits, bits);
+        min_bits_minus_one = _mm256_min_epu32(min_bits_minus_one, _mm256_sub_epi32(bits, one));
+        // Round to an integer, ties to even, by the shift; then move the
+        // ties that went towards zero away from it.
+        let shifted = _mm256_add_ps(v, shift);
+        let rk = _mm256_sub_ps(v, _mm256_sub_ps(shifted, shift));
+        let tie_up = _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_EQ_OQ>(rk, _mm256_set1_ps(0.5)),
+            _mm256_cmp_ps::<_CMP_GT_OQ>(v, zero),
+        );
+        let tie_down = _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_EQ_OQ>(rk, _mm256_set1_ps(-0.5)),
+            _mm256_cmp_ps::<_CMP_LT_OQ>(v, zero),
+        );
+        // Masks are −1: `tie_down − tie_up` is +1 up, −1 down, 0 otherwise.
+        let away = _mm256_sub_epi32(_mm256_castps_si256(tie_down), _mm256_castps_si256(tie_up));
+        a[k] = _mm256_add_epi32(
+            _mm256_sub_epi32(_mm256_castps_si256(shifted), shift_bits),
+            away,
+        );
+        r[k] = _mm256_sub_ps(rk, _mm256_cvtepi32_ps(away));
+        delta[k] = _mm256_and_ps(r[k], _mm256_castsi256_ps(abs_mask));
+        up[k] = _mm256_or_si256(
+            _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GT_OQ>(r[k], zero)),
+            _mm256_and_si256(
+                _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(r[k], zero)),
+                _mm256_cmpgt_epi32(a[k], _mm256_setzero_si256()),
+            ),
+        );
+    }
+    let sum_delta = _mm256_add_ps(
+        _mm256_add_ps(
+            _mm256_add_ps(delta[0], delta[4]),
+            _mm256_add_ps(delta[2], delta[6]),
+        ),
+        _mm256_add_ps(
+            _mm256_add_ps(delta[1], delta[5]),
+            _mm256_add_ps(delta[3], delta[7]),
+        ),
+    );
+    let max_delta = _mm256_max_ps(
+        _mm256_max_ps(
+            _mm256_max_ps(delta[0], delta[4]),
+            _mm256_max_ps(delta[2], delta[6]),
+        ),
+        _mm256_max_ps(
+            _mm256_max_ps(delta[1], delta[5]),
+            _mm256_max_ps(delta[3], delta[7]),
+        ),
+    );
+    let min_delta = _mm256_min_ps(
+        _mm256_min_ps(
+            _mm256_min_ps(delta[0], delta[4]),
+            _mm256_min_ps(delta[2], delta[6]),
+        ),
+        _mm256_min_ps(
+            _mm256_min_ps(delta[1], delta[5]),
+            _mm256_min_ps(delta[3], delta[7]),
+        ),
+    );
+    // The first index holding the maximum (minimum): the last match wins
+    // going down from 7.
+    let mut max_k = _mm256_setzero_si256();
+    let mut min_k = _mm256_setzero_si256();
+    for k in (0..8).rev() {
+        let index = _mm256_set1_epi32(k as i32);
+        let at_max = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(delta[k], max_delta));
+        let at_min = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(delta[k], min_delta));
+        max_k = _mm256_blendv_epi8(max_k, index, at_max);
+        min_k = _mm256_blendv_epi8(min_k, index, at_min);
+    }
+    let mut sum_a = a[0];
+    let mut ups = _mm256_sub_epi32(_mm256_setzero_si256(), up[0]);
+    for k in 1..8 {
+        sum_a = _mm256_add_epi32(sum_a, a[k]);
+        ups = _mm256_sub_epi32(ups, up[k]);
+    }
+    let odd_integer = _mm256_and_si256(sum_a, one);
+    let odd_half = _mm256_and_si256(_mm256_add_epi32(sum_a, ups), one);
+    let two = _mm256_set1_ps(2.0);
+    let difference = _mm256_sub_ps(
+        _mm256_add_ps(
+            _mm256_sub_ps(sum_delta, two),
+            _mm256_mul_ps(
+                _mm256_cvtepi32_ps(odd_integer),
+                _mm256_sub_ps(_mm256_set1_ps(1.0), _mm256_mul_ps(two, max_delta)),
+            ),
+        ),
+        _mm256_mul_ps(_mm256_cvtepi32_ps(odd_half), _mm256_mul_ps(two, min_delta)),
+    );
+
+    // Lanes the fast path leaves: out of range or not finite (bits above
+    // the limit's), tiny (bits − 1 below the threshold's, unsigned), or a
+    // near-tie (NaN differences compare false, but only come with the
+    // former).
+    let out_of_range = _mm256_cmpgt_epi32(max_bits, _mm256_set1_epi32(INPUT_LIMIT_BITS as i32));
+    let tiny_floor = _mm256_set1_epi32((TINY_BITS - 2) as i32);
+    let tiny = _mm256_cmpeq_epi32(
+        _mm256_min_epu32(min_bits_minus_one, tiny_floor),
+        min_bits_minus_one,
+    );
+    let near_tie = _mm256_cmp_ps::<_CMP_LE_OQ>(
+        _mm256_and_ps(difference, _mm256_castsi256_ps(abs_mask)),
+        _mm256_set1_ps(TIE_MARGIN),
+    );
+    let leave = _mm256_or_si256(
+        _mm256_or_si256(out_of_range, tiny),
+        _mm256_castps_si256(near_tie),
+    );
+    if _mm256_movemask_ps(_mm256_castsi256_ps(leave)) != 0 {
+        return None;
+    }
+
+    // The winner, lane by lane, as in `nearest_fast`.
+    let half = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GT_OQ>(difference, zero));
+    let flip_k = _mm256_blendv_epi8(max_k, min_k, half);
+    let odd = _mm256_blendv_epi8(odd_integer, odd_half, half);
+    let mut r_at = zero;
+    let mut up_at = _mm256_setzero_si256();
+    for k in 0..8 {
+        let here = _mm256_cmpeq_epi32(flip_k, _mm256_set1_epi32(k as i32));
+        r_at = _mm256_blendv_ps(r_at, r[k], _mm256_castsi256_ps(here));
+        up_at = _mm256_blendv_epi8(up_at, up[k], here);
+    }
+    let integer_up = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(r_at, zero));
+    let half_up = _mm256_or_si256(
+        _mm256_xor_si256(up_at, _mm256_set1_epi32(-1)),
+        _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(r_at, _mm256_set1_ps(0.5))),
+    );
+    let goes_up = _mm256_blendv_epi8(integer_up, half_up, half);
+    let flip = _mm256_and_si256(
+        _mm256_blendv_epi8(_mm256_set1_epi32(-2), _mm256_set1_epi32(2), goes_up),
+        _mm256_sub_epi32(_mm256_setzero_si256(), odd),
+    );
+    let mut doubled = [_mm256_setzero_si256(); 8];
+    for k in 0..8 {
+        // 2a, minus (up ? −1 : 1) for the half-integer candidate, plus the
+        // flip where it lands.
+        let here = _mm256_cmpeq_epi32(flip_k, _mm256_set1_epi32(k as i32));
+        doubled[k] = _mm256_add_epi32(
+            _mm256_sub_epi32(
+                _mm256_slli_epi32::<1>(a[k]),
+                _mm256_and_si256(half, _mm256_or_si256(up[k], one)),
+            ),
+            _mm256_and_si256(here, flip),
+        );
+    }
+    Some(doubled)
+}
+
+/// [`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into);
+/// `out` has the length of `arrays`. A block with any lane the fast path
+/// leaves goes through the scalar kernel, which also builds the errors.
+#[target_feature(enable = "avx2,fma")]
+fn nearest_lattice_points_into_avx2(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Point],
+) -> Result<(), BatchError> {
+    let (blocks, tail) = arrays.as_chunks::<8>();
+    let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
+    for (index, (block, out_block)) in blocks.iter().zip(out_blocks).enumerate() {
+        let Some(columns) = nearest_lattice_block(&transpose(block)) else {
+            relattice(block, out_block, 8 * index)?;
+            continue;
+        };
+        let rows = transpose_registers(bytemuck::cast(columns));
+        for (slot, row) in out_block.iter_mut().zip(rows) {
+            *slot = E8Point::from_doubled_unchecked(bytemuck::cast(row));
+        }
+    }
+    scalar::nearest_lattice_points_from(tail, out_tail, 8 * blocks.len())
+}
+
+/// The scalar decoding of a block off the fast path (out of line).
+#[cold]
+#[inline(never)]
+fn relattice(block: &Block, out: &mut [E8Point; 8], first_index: usize) -> Result<(), BatchError> {
+    scalar::nearest_lattice_points_from(block, out, first_index)
 }
 
 #[cfg(test)]

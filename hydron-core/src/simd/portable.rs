@@ -20,12 +20,13 @@
 
 use core::mem::MaybeUninit;
 
-use wide::{f32x4, f32x8, u32x8};
+use wide::{f32x4, f32x8, i32x8, u32x8};
 
 use super::scalar;
 use crate::e8::{INTEGER_ROOT_COUNT, INV_SQRT_8};
 use crate::gf8::NORM_SQ_TOLERANCE;
-use crate::{BatchError, E8Root, Gf8};
+use crate::lattice::{INPUT_LIMIT_BITS, ROUNDING_SHIFT, TIE_MARGIN, TINY_BITS};
+use crate::{BatchError, E8Point, E8Root, Gf8};
 
 /// Eight vectors: the unit of the nearest-root kernel.
 type Block = [[f32; 8]; 8];
@@ -283,6 +284,148 @@ pub(crate) fn nearest_roots_into(vectors: &[Gf8], out: &mut [E8Root]) {
         }
     }
     scalar::nearest_roots_from(Gf8::slice_from_arrays_unchecked(tail), out_tail);
+}
+
+/// Float lanes seen as integers, and back (bit casts).
+#[inline]
+fn ints(x: f32x8) -> i32x8 {
+    bytemuck::cast(x)
+}
+
+#[inline]
+fn floats(x: i32x8) -> f32x8 {
+    bytemuck::cast(x)
+}
+
+/// `lattice::nearest_fast` for eight vectors in structure-of-arrays form,
+/// lane by lane: the doubled coordinates (`columns[k]` lane `i` is
+/// coordinate `k` of answer `i`), or `None` if any lane is one the fast
+/// path leaves to the `f64` decoder (out of range, not finite, tiny, or a
+/// near-tie). The same steps as the AVX2 kernel, in `wide`.
+#[inline]
+fn nearest_lattice_block(x: &[f32x8; 8]) -> Option<[i32x8; 8]> {
+    let abs_mask = i32x8::splat(0x7FFF_FFFF);
+    let one = i32x8::splat(1);
+    let shift = f32x8::splat(ROUNDING_SHIFT);
+    let shift_bits = i32x8::splat(ROUNDING_SHIFT.to_bits() as i32);
+    let zero = f32x8::splat(0.0);
+    let mut max_bits = i32x8::splat(0);
+    let mut min_bits_minus_one = u32x8::splat(u32::MAX);
+    let mut a = [i32x8::splat(0); 8];
+    let mut r = [zero; 8];
+    let mut delta = [zero; 8];
+    let mut up = [i32x8::splat(0); 8];
+    for k in 0..8 {
+        let v = x[k];
+        let bits = ints(v) & abs_mask;
+        max_bits = max_bits.max(bits);
+        min_bits_minus_one = min_bits_minus_one.min(bytemuck::cast(bits - one));
+        // Round to an integer, ties to even, by the shift; then move the
+        // ties that went towards zero away from it.
+        let shifted = v + shift;
+        let rk = v - (shifted - shift);
+        let tie_up = rk.simd_eq(f32x8::splat(0.5)) & v.simd_gt(zero);
+        let tie_down = rk.simd_eq(f32x8::splat(-0.5)) & v.simd_lt(zero);
+        // Masks are −1: `tie_down − tie_up` is +1 up, −1 down, 0 otherwise.
+        let away = ints(tie_down) - ints(tie_up);
+        a[k] = (ints(shifted) - shift_bits) + away;
+        r[k] = rk - away.round_float();
+        delta[k] = floats(ints(r[k]) & abs_mask);
+        up[k] =
+            ints(r[k].simd_gt(zero)) | (ints(r[k].simd_eq(zero)) & a[k].simd_gt(i32x8::splat(0)));
+    }
+    let sum_delta = ((delta[0] + delta[4]) + (delta[2] + delta[6]))
+        + ((delta[1] + delta[5]) + (delta[3] + delta[7]));
+    // No NaN here in the lanes that count, so the fast min and max do.
+    let tree = |f: fn(f32x8, f32x8) -> f32x8| {
+        f(
+            f(f(delta[0], delta[4]), f(delta[2], delta[6])),
+            f(f(delta[1], delta[5]), f(delta[3], delta[7])),
+        )
+    };
+    let max_delta = tree(f32x8::fast_max);
+    let min_delta = tree(f32x8::fast_min);
+    // The first index holding the maximum (minimum): the last match wins
+    // going down from 7.
+    let mut max_k = i32x8::splat(0);
+    let mut min_k = i32x8::splat(0);
+    for k in (0..8).rev() {
+        let index = i32x8::splat(k as i32);
+        max_k = ints(delta[k].simd_eq(max_delta)).select(index, max_k);
+        min_k = ints(delta[k].simd_eq(min_delta)).select(index, min_k);
+    }
+    let sum_a = a.iter().fold(i32x8::splat(0), |s, &ak| s + ak);
+    let ups = up.iter().fold(i32x8::splat(0), |s, &u| s - u);
+    let odd_integer = sum_a & one;
+    let odd_half = (sum_a + ups) & one;
+    let two = f32x8::splat(2.0);
+    let difference = (sum_delta - two)
+        + odd_integer.round_float() * (f32x8::splat(1.0) - two * max_delta)
+        - odd_half.round_float() * (two * min_delta);
+
+    // Lanes the fast path leaves: out of range or not finite, tiny, or a
+    // near-tie.
+    let out_of_range = max_bits.simd_gt(i32x8::splat(INPUT_LIMIT_BITS as i32));
+    let tiny_floor = u32x8::splat(TINY_BITS - 2);
+    let tiny: i32x8 = bytemuck::cast(
+        min_bits_minus_one
+            .min(tiny_floor)
+            .simd_eq(min_bits_minus_one),
+    );
+    let near_tie = ints(floats(ints(difference) & abs_mask).simd_le(f32x8::splat(TIE_MARGIN)));
+    if (out_of_range | tiny | near_tie).any() {
+        return None;
+    }
+
+    // The winner, lane by lane, as in `nearest_fast`.
+    let half = ints(difference.simd_gt(zero));
+    let flip_k = half.select(min_k, max_k);
+    let odd = half.select(odd_half, odd_integer);
+    let mut r_at = zero;
+    let mut up_at = i32x8::splat(0);
+    for k in 0..8 {
+        let here = flip_k.simd_eq(i32x8::splat(k as i32));
+        r_at = floats(here).select(r[k], r_at);
+        up_at = here.select(up[k], up_at);
+    }
+    let integer_up = ints(r_at.simd_ge(zero));
+    let half_up = !up_at | ints(r_at.simd_ge(f32x8::splat(0.5)));
+    let goes_up = half.select(half_up, integer_up);
+    let flip = goes_up.select(i32x8::splat(2), i32x8::splat(-2)) & (i32x8::splat(0) - odd);
+    Some(core::array::from_fn(|k| {
+        let here = flip_k.simd_eq(i32x8::splat(k as i32));
+        ((a[k] << 1) - (half & (up[k] | one))) + (here & flip)
+    }))
+}
+
+/// [`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into);
+/// `out` has the length of `arrays`. A block with any lane the fast path
+/// leaves goes through the scalar kernel, which also builds the errors.
+pub(crate) fn nearest_lattice_points_into(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Point],
+) -> Result<(), BatchError> {
+    let (blocks, tail) = arrays.as_chunks::<8>();
+    let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
+    for (index, (block, out_block)) in blocks.iter().zip(out_blocks).enumerate() {
+        let Some(columns) = nearest_lattice_block(&transpose(block)) else {
+            relattice(block, out_block, 8 * index)?;
+            continue;
+        };
+        // The transpose moves bits only, so it works on integers too.
+        let rows = transpose(&bytemuck::cast(columns));
+        for (slot, row) in out_block.iter_mut().zip(rows) {
+            *slot = E8Point::from_doubled_unchecked(bytemuck::cast(row));
+        }
+    }
+    scalar::nearest_lattice_points_from(tail, out_tail, 8 * blocks.len())
+}
+
+/// The scalar decoding of a block off the fast path (out of line).
+#[cold]
+#[inline(never)]
+fn relattice(block: &Block, out: &mut [E8Point; 8], first_index: usize) -> Result<(), BatchError> {
+    scalar::nearest_lattice_points_from(block, out, first_index)
 }
 
 #[cfg(test)]

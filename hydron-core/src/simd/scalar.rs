@@ -333,8 +333,27 @@ pub fn nearest_lattice_points_into(
     out: &mut [E8Point],
 ) -> Result<(), BatchError> {
     assert_same_len(arrays.len(), out.len());
-    for (index, (coords, slot)) in arrays.iter().zip(out).enumerate() {
-        *slot = E8Point::nearest(coords).map_err(|error| BatchError { index, error })?;
+    nearest_lattice_points_from(arrays, out, 0)
+}
+
+/// [`nearest_lattice_points_into`] for a part of a batch that starts at
+/// vector `first_index`; `out` has the length of `arrays`.
+#[inline]
+pub(crate) fn nearest_lattice_points_from(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Point],
+    first_index: usize,
+) -> Result<(), BatchError> {
+    for (offset, (coords, slot)) in arrays.iter().zip(out).enumerate() {
+        // `E8Point::nearest`, spelled out so that the fast path writes
+        // straight into `out` instead of moving a `Result` through memory.
+        *slot = match crate::lattice::nearest_fast(coords) {
+            Some(doubled) => E8Point::from_doubled_unchecked(doubled),
+            None => crate::lattice::nearest_exact(coords).map_err(|error| BatchError {
+                index: first_index + offset,
+                error,
+            })?,
+        };
     }
     Ok(())
 }
