@@ -35,15 +35,16 @@ use core::arch::x86_64::{
     _mm256_setzero_ps, _mm256_setzero_si256, _mm256_shuffle_ps, _mm256_slli_epi32,
     _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_srlv_epi32,
     _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm256_xor_si256,
-    _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+    _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
 };
 
+use core::arch::x86_64::{_mm256_cvttps_epi32, _mm256_round_ps};
 use core::mem::MaybeUninit;
 
 use super::scalar;
 use crate::e8::{INTEGER_ROOT_COUNT, INV_SQRT_8};
 use crate::gf8::NORM_SQ_TOLERANCE;
-use crate::lattice::{INPUT_LIMIT_BITS, ROUNDING_SHIFT, TIE_MARGIN, TINY_BITS};
+use crate::lattice::{INPUT_LIMIT_BITS, TIE_MARGIN, TINY_BITS};
 use crate::{BatchError, E8Point, E8Root, Gf8};
 
 /// Proof that this CPU has AVX2 and FMA: the only way into the kernels.
@@ -519,6 +520,9 @@ fn nearest_roots_into_avx2(vectors: &[Gf8], out: &mut [E8Root]) {
     scalar::nearest_roots_from(Gf8::slice_from_arrays_unchecked(tail), out_tail);
 }
 
+/// `_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC` for `vroundps`.
+const TRUNCATE: i32 = 0x0B;
+
 /// `lattice::nearest_fast` for eight vectors in structure-of-arrays form,
 /// lane by lane: the doubled coordinates (register `k` holds coordinate `k`
 /// of the eight answers), or `None` if any lane is one the fast path leaves
@@ -528,88 +532,51 @@ fn nearest_roots_into_avx2(vectors: &[Gf8], out: &mut [E8Root]) {
 fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
     let abs_mask = _mm256_set1_epi32(0x7FFF_FFFF);
     let one = _mm256_set1_epi32(1);
-    let shift = _mm256_set1_ps(ROUNDING_SHIFT);
-    let shift_bits = _mm256_set1_epi32(ROUNDING_SHIFT.to_bits() as i32);
     let zero = _mm256_setzero_ps();
     let mut max_bits = _mm256_setzero_si256();
     let mut min_bits_minus_one = _mm256_set1_epi32(-1);
     let mut a = [_mm256_setzero_si256(); 8];
     let mut r = [zero; 8];
-    let mut delta = [zero; 8];
     let mut up = [_mm256_setzero_si256(); 8];
+    let (mut sum_delta, mut max_delta, mut min_delta) = (zero, zero, zero);
+    let mut max_k = _mm256_setzero_si256();
+    let mut min_k = _mm256_setzero_si256();
     for k in 0..8 {
         let v = x[k];
         let bits = _mm256_and_si256(_mm256_castps_si256(v), abs_mask);
         max_bits = _mm256_max_epi32(max_bits, bits);
         min_bits_minus_one = _mm256_min_epu32(min_bits_minus_one, _mm256_sub_epi32(bits, one));
-        // Round to an integer, ties to even, by the shift; then move the
-        // ties that went towards zero away from it.
-        let shifted = _mm256_add_ps(v, shift);
-        let rk = _mm256_sub_ps(v, _mm256_sub_ps(shifted, shift));
-        let tie_up = _mm256_and_ps(
-            _mm256_cmp_ps::<_CMP_EQ_OQ>(rk, _mm256_set1_ps(0.5)),
-            _mm256_cmp_ps::<_CMP_GT_OQ>(v, zero),
-        );
-        let tie_down = _mm256_and_ps(
-            _mm256_cmp_ps::<_CMP_EQ_OQ>(rk, _mm256_set1_ps(-0.5)),
-            _mm256_cmp_ps::<_CMP_LT_OQ>(v, zero),
-        );
-        // Masks are −1: `tie_down − tie_up` is +1 up, −1 down, 0 otherwise.
-        let away = _mm256_sub_epi32(_mm256_castps_si256(tie_down), _mm256_castps_si256(tie_up));
-        a[k] = _mm256_add_epi32(
-            _mm256_sub_epi32(_mm256_castps_si256(shifted), shift_bits),
-            away,
-        );
-        r[k] = _mm256_sub_ps(rk, _mm256_cvtepi32_ps(away));
-        delta[k] = _mm256_and_ps(r[k], _mm256_castsi256_ps(abs_mask));
-        up[k] = _mm256_or_si256(
-            _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GT_OQ>(r[k], zero)),
-            _mm256_and_si256(
-                _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(r[k], zero)),
-                _mm256_cmpgt_epi32(a[k], _mm256_setzero_si256()),
-            ),
-        );
-    }
-    let sum_delta = _mm256_add_ps(
-        _mm256_add_ps(
-            _mm256_add_ps(delta[0], delta[4]),
-            _mm256_add_ps(delta[2], delta[6]),
-        ),
-        _mm256_add_ps(
-            _mm256_add_ps(delta[1], delta[5]),
-            _mm256_add_ps(delta[3], delta[7]),
-        ),
-    );
-    let max_delta = _mm256_max_ps(
-        _mm256_max_ps(
-            _mm256_max_ps(delta[0], delta[4]),
-            _mm256_max_ps(delta[2], delta[6]),
-        ),
-        _mm256_max_ps(
-            _mm256_max_ps(delta[1], delta[5]),
-            _mm256_max_ps(delta[3], delta[7]),
-        ),
-    );
-    let min_delta = _mm256_min_ps(
-        _mm256_min_ps(
-            _mm256_min_ps(delta[0], delta[4]),
-            _mm256_min_ps(delta[2], delta[6]),
-        ),
-        _mm256_min_ps(
-            _mm256_min_ps(delta[1], delta[5]),
-            _mm256_min_ps(delta[3], delta[7]),
-        ),
-    );
-    // The first index holding the maximum (minimum): the last match wins
-    // going down from 7.
-    let mut max_k = _mm256_setzero_si256();
-    let mut min_k = _mm256_setzero_si256();
-    for k in (0..8).rev() {
+        // Round halves away from zero: truncate, then add the truncation of
+        // twice the fractional part (±1 exactly when that is at least ½).
+        // Every step is exact for |v| ≤ 2^22.
+        let t = _mm256_round_ps::<TRUNCATE>(v);
+        let f = _mm256_sub_ps(v, t);
+        let adjust = _mm256_round_ps::<TRUNCATE>(_mm256_add_ps(f, f));
+        a[k] = _mm256_cvttps_epi32(_mm256_add_ps(t, adjust));
+        r[k] = _mm256_sub_ps(f, adjust);
+        let delta = _mm256_and_ps(r[k], _mm256_castsi256_ps(abs_mask));
+        // Running sum, and the first largest and smallest with their
+        // indices (strict comparisons, as in the scalar code's `first_equal`).
         let index = _mm256_set1_epi32(k as i32);
-        let at_max = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(delta[k], max_delta));
-        let at_min = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(delta[k], min_delta));
-        max_k = _mm256_blendv_epi8(max_k, index, at_max);
-        min_k = _mm256_blendv_epi8(min_k, index, at_min);
+        if k == 0 {
+            (sum_delta, max_delta, min_delta) = (delta, delta, delta);
+        } else {
+            sum_delta = _mm256_add_ps(sum_delta, delta);
+            let above = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GT_OQ>(delta, max_delta));
+            let below = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OQ>(delta, min_delta));
+            max_delta = _mm256_max_ps(delta, max_delta);
+            min_delta = _mm256_min_ps(delta, min_delta);
+            max_k = _mm256_blendv_epi8(max_k, index, above);
+            min_k = _mm256_blendv_epi8(min_k, index, below);
+        }
+        // Up when `r > 0` (its bits, as an integer, are positive), or when
+        // `r = +0` and `a > 0` (then bit 0 is set by `a > 0`); `r = −0`
+        // only comes with `v = −0`, so `a = 0`.
+        let a_positive = _mm256_srli_epi32::<31>(_mm256_sub_epi32(_mm256_setzero_si256(), a[k]));
+        up[k] = _mm256_cmpgt_epi32(
+            _mm256_or_si256(_mm256_castps_si256(r[k]), a_positive),
+            _mm256_setzero_si256(),
+        );
     }
     let mut sum_a = a[0];
     let mut ups = _mm256_sub_epi32(_mm256_setzero_si256(), up[0]);

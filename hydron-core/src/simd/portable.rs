@@ -25,7 +25,7 @@ use wide::{f32x4, f32x8, i32x8, u32x8};
 use super::scalar;
 use crate::e8::{INTEGER_ROOT_COUNT, INV_SQRT_8};
 use crate::gf8::NORM_SQ_TOLERANCE;
-use crate::lattice::{INPUT_LIMIT_BITS, ROUNDING_SHIFT, TIE_MARGIN, TINY_BITS};
+use crate::lattice::{INPUT_LIMIT_BITS, TIE_MARGIN, TINY_BITS};
 use crate::{BatchError, E8Point, E8Root, Gf8};
 
 /// Eight vectors: the unit of the nearest-root kernel.
@@ -306,8 +306,6 @@ fn floats(x: i32x8) -> f32x8 {
 fn nearest_lattice_block(x: &[f32x8; 8]) -> Option<[i32x8; 8]> {
     let abs_mask = i32x8::splat(0x7FFF_FFFF);
     let one = i32x8::splat(1);
-    let shift = f32x8::splat(ROUNDING_SHIFT);
-    let shift_bits = i32x8::splat(ROUNDING_SHIFT.to_bits() as i32);
     let zero = f32x8::splat(0.0);
     let mut max_bits = i32x8::splat(0);
     let mut min_bits_minus_one = u32x8::splat(u32::MAX);
@@ -320,19 +318,19 @@ fn nearest_lattice_block(x: &[f32x8; 8]) -> Option<[i32x8; 8]> {
         let bits = ints(v) & abs_mask;
         max_bits = max_bits.max(bits);
         min_bits_minus_one = min_bits_minus_one.min(bytemuck::cast(bits - one));
-        // Round to an integer, ties to even, by the shift; then move the
-        // ties that went towards zero away from it.
-        let shifted = v + shift;
-        let rk = v - (shifted - shift);
-        let tie_up = rk.simd_eq(f32x8::splat(0.5)) & v.simd_gt(zero);
-        let tie_down = rk.simd_eq(f32x8::splat(-0.5)) & v.simd_lt(zero);
-        // Masks are −1: `tie_down − tie_up` is +1 up, −1 down, 0 otherwise.
-        let away = ints(tie_down) - ints(tie_up);
-        a[k] = (ints(shifted) - shift_bits) + away;
-        r[k] = rk - away.round_float();
+        // Round halves away from zero: truncate, then add the truncation of
+        // twice the fractional part (±1 exactly when that is at least ½).
+        // Every step is exact for |v| ≤ 2^22 (other lanes are discarded).
+        let t = v.fast_trunc_int();
+        let f = v - t.round_float();
+        let adjust = (f + f).fast_trunc_int();
+        a[k] = t + adjust;
+        r[k] = f - adjust.round_float();
         delta[k] = floats(ints(r[k]) & abs_mask);
-        up[k] =
-            ints(r[k].simd_gt(zero)) | (ints(r[k].simd_eq(zero)) & a[k].simd_gt(i32x8::splat(0)));
+        // Up when `r > 0` (its bits, as an integer, are positive), or when
+        // `r = +0` and `a > 0` (then bit 0 is set by `a > 0`).
+        let a_positive = (i32x8::splat(0) - a[k]).unbounded_shr_scalar(31) & one;
+        up[k] = (ints(r[k]) | a_positive).simd_gt(i32x8::splat(0));
     }
     let sum_delta = ((delta[0] + delta[4]) + (delta[2] + delta[6]))
         + ((delta[1] + delta[5]) + (delta[3] + delta[7]));
