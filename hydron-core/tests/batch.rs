@@ -525,6 +525,28 @@ fn lattice_kernels_agree_on_random_batches_at_every_scale() {
 }
 
 #[test]
+fn nearest_roots_of_huge_vectors_agree_on_every_backend() {
+    // Coordinates near f32::MAX overflow the scores; every backend hands
+    // those lanes to the rescaling scalar code, at every position.
+    let mut rng = Rng(0x0B16);
+    let mut arrays: Vec<[f32; 8]> = (0..64).map(|_| rng.array().map(|c| c * f32::MAX)).collect();
+    arrays.extend((0..64).map(|_| rng.array()));
+    arrays.push([3e38; 8]);
+    arrays.push([f32::MAX, -f32::MAX, f32::MAX, 0.0, 1.0, -1.0, f32::NAN, 0.0]);
+    for i in 0..8 {
+        let mut x = [0.5f32; 8];
+        x[i] = f32::INFINITY;
+        arrays.push(x);
+    }
+    compare_all(&arrays);
+    let vectors: Vec<Gf8> = arrays.iter().map(|a| Gf8::new_unchecked(*a)).collect();
+    for (v, root) in vectors.iter().zip(batch::nearest_roots(&vectors)).take(64) {
+        let scaled = Gf8::new_unchecked(v.to_array().map(|c| c * 2f32.powi(-100)));
+        assert_eq!(root, scaled.nearest_root(), "{v:?}");
+    }
+}
+
+#[test]
 fn unavailable_backends_fall_back_to_scalar() {
     let mut rng = Rng(10);
     let vectors: Vec<Gf8> = (0..19).map(|_| rng.unit()).collect();

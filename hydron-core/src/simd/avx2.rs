@@ -404,7 +404,7 @@ fn splat_index(k: i32) -> __m256 {
 /// lane by lane, with the same comparisons in the same order.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn nearest_root_codes(x: &[__m256; 8]) -> __m256i {
+fn nearest_root_codes(x: &[__m256; 8]) -> (__m256i, i32) {
     let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFF_FFFF));
     let mut abs = *x;
     // Bit k of `negatives`: coordinate k has its sign bit set (−0.0 too).
@@ -496,11 +496,18 @@ fn nearest_root_codes(x: &[__m256; 8]) -> __m256i {
     );
 
     let integer_wins = _mm256_cmp_ps::<_CMP_GE_OQ>(integer_score, half_score);
-    _mm256_castps_si256(_mm256_blendv_ps(
+    let codes = _mm256_castps_si256(_mm256_blendv_ps(
         _mm256_castsi256_ps(half_code),
         _mm256_castsi256_ps(integer_code),
         integer_wins,
-    ))
+    ));
+    // Lanes whose scores are finite, as `e8::nearest_root_code` checks.
+    let infinity = _mm256_set1_ps(f32::INFINITY);
+    let finite = _mm256_movemask_ps(_mm256_and_ps(
+        _mm256_cmp_ps::<_CMP_LT_OQ>(integer_score, infinity),
+        _mm256_cmp_ps::<_CMP_LT_OQ>(half_score, infinity),
+    ));
+    (codes, finite)
 }
 
 /// [`batch::nearest_roots_into`](crate::batch::nearest_roots_into); `out`
@@ -510,11 +517,15 @@ fn nearest_roots_into_avx2(vectors: &[Gf8], out: &mut [E8Root]) {
     let (blocks, tail) = Gf8::slice_as_arrays(vectors).as_chunks::<8>();
     let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
     for (block, out_block) in blocks.iter().zip(out_blocks) {
-        let codes: [u32; 8] = bytemuck::cast(nearest_root_codes(&transpose(block)));
+        let (codes, finite) = nearest_root_codes(&transpose(block));
+        let codes: [u32; 8] = bytemuck::cast(codes);
         for (slot, code) in out_block.iter_mut().zip(codes) {
             // Codes are in 0..240 by construction: 4 · 27 + 3 at most for
             // the integer type (i < j ≤ 7), 112 + 127 for the other.
             *slot = E8Root(code as u8);
+        }
+        if finite != 0xFF {
+            scalar::rescale_overflowed_roots(block, out_block, finite as u32);
         }
     }
     scalar::nearest_roots_from(Gf8::slice_from_arrays_unchecked(tail), out_tail);

@@ -213,7 +213,7 @@ fn int_mask(mask: f32x8) -> u32x8 {
 
 /// `e8::nearest_root_code` for eight vectors in structure-of-arrays form,
 /// lane by lane, with the same comparisons in the same order.
-fn nearest_root_codes(x: &[f32x8; 8]) -> [u32; 8] {
+fn nearest_root_codes(x: &[f32x8; 8]) -> ([u32; 8], u32) {
     let abs = x.map(f32x8::abs);
     let bits = x.map(bytemuck::cast::<f32x8, u32x8>);
     // Bit k of `negatives`: coordinate k has its sign bit set (−0.0 too).
@@ -265,9 +265,13 @@ fn nearest_root_codes(x: &[f32x8; 8]) -> [u32; 8] {
         + (((negatives >> j) & u32x8::splat(1)) << 1);
     let mask: u32x8 = negatives ^ ((u32x8::splat(1) << smallest) * odd);
     let half_code: u32x8 = (mask >> 1) + u32x8::splat(u32::from(INTEGER_ROOT_COUNT));
-    int_mask(integer_score.simd_ge(half_score))
+    let codes = int_mask(integer_score.simd_ge(half_score))
         .select(integer_code, half_code)
-        .to_array()
+        .to_array();
+    // Lanes whose scores are finite, as `e8::nearest_root_code` checks.
+    let infinity = f32x8::splat(f32::INFINITY);
+    let finite = integer_score.simd_lt(infinity) & half_score.simd_lt(infinity);
+    (codes, finite.to_bitmask())
 }
 
 /// [`batch::nearest_roots_into`](crate::batch::nearest_roots_into); `out`
@@ -276,11 +280,14 @@ pub(crate) fn nearest_roots_into(vectors: &[Gf8], out: &mut [E8Root]) {
     let (blocks, tail) = Gf8::slice_as_arrays(vectors).as_chunks::<8>();
     let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
     for (block, out_block) in blocks.iter().zip(out_blocks) {
-        let codes = nearest_root_codes(&transpose(block));
+        let (codes, finite) = nearest_root_codes(&transpose(block));
         for (slot, code) in out_block.iter_mut().zip(codes) {
             // Codes are in 0..240 by construction: 4 · 27 + 3 at most for
             // the integer type (i < j ≤ 7), 112 + 127 for the other.
             *slot = E8Root(code as u8);
+        }
+        if finite != 0xFF {
+            scalar::rescale_overflowed_roots(block, out_block, finite);
         }
     }
     scalar::nearest_roots_from(Gf8::slice_from_arrays_unchecked(tail), out_tail);

@@ -298,6 +298,25 @@ pub(crate) fn nearest_roots_from(vectors: &[Gf8], out: &mut [E8Root]) {
     }
 }
 
+/// For the SIMD nearest-root kernels: the lanes of a block whose scores
+/// overflowed (bit `i` of `finite` clear) get the code of
+/// [`Gf8::nearest_root`], which rescales them; the kernels already hold the
+/// unscaled code there, which is the answer when rescaling does not help
+/// (NaN or infinite input). Out of line: only for coordinates near
+/// `f32::MAX`.
+#[cfg(feature = "simd")]
+#[cold]
+#[inline(never)]
+pub(crate) fn rescale_overflowed_roots(block: &[[f32; 8]; 8], out: &mut [E8Root; 8], finite: u32) {
+    for (i, (coords, slot)) in block.iter().zip(out).enumerate() {
+        if finite & (1 << i) == 0 {
+            if let Some(code) = crate::e8::nearest_root_code_scaled(coords) {
+                *slot = E8Root(code);
+            }
+        }
+    }
+}
+
 /// The nearest E8 root of each vector, as [`Gf8::nearest_root`]
 /// (allocating).
 ///
