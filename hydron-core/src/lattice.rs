@@ -413,8 +413,29 @@ pub(crate) const TIE_MARGIN: f32 = 1.0 / 16384.0;
 ///   decoder's own distances are within 2^-45 of the exact ones (each at
 ///   most 2). So when the `f32` difference is more than [`TIE_MARGIN`]
 ///   (2^-14) from zero, both decoders see the same sign.
+///
+/// On x86-64 this runs [`sse2::nearest_fast`] (SSE2 is part of the
+/// baseline target, so it needs no detection); elsewhere
+/// [`nearest_fast_portable`]. The two are the same algorithm, and a test
+/// holds them to identical answers.
 #[inline]
 pub(crate) fn nearest_fast(x: &[f32; 8]) -> Option<[i32; 8]> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of every x86-64 target (the baseline), the
+        // only feature `sse2::nearest_fast` is compiled for.
+        unsafe { sse2::nearest_fast(x) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        nearest_fast_portable(x)
+    }
+}
+
+/// [`nearest_fast`] in plain Rust, one coordinate at a time.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
+fn nearest_fast_portable(x: &[f32; 8]) -> Option<[i32; 8]> {
     let mut max_bits = 0u32;
     let mut min_bits_minus_one = u32::MAX;
     for &v in x {
@@ -482,6 +503,139 @@ pub(crate) fn nearest_fast(x: &[f32; 8]) -> Option<[i32; 8]> {
     let doubled: [i32; 8] =
         core::array::from_fn(|k| 2 * a[k] + half * (2 * up[k] - 1) + select(k == flip_k, flip, 0));
     Some(doubled)
+}
+
+/// [`nearest_fast`] with SSE2 (the x86-64 baseline): the eight coordinates
+/// in two registers, the reductions by shuffles and `movmskps`.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use core::arch::x86_64::{
+        __m128, __m128i, _mm_add_epi32, _mm_add_ps, _mm_and_ps, _mm_castps_si128, _mm_castsi128_ps,
+        _mm_cmpeq_ps, _mm_cmpgt_epi32, _mm_cmpgt_ps, _mm_cmplt_ps, _mm_cmpnle_ps, _mm_cvtepi32_ps,
+        _mm_cvtss_f32, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_movemask_ps,
+        _mm_or_ps, _mm_or_si128, _mm_set1_epi32, _mm_set1_ps, _mm_setzero_ps, _mm_setzero_si128,
+        _mm_shuffle_ps, _mm_srli_epi32, _mm_sub_epi32, _mm_sub_ps,
+    };
+
+    use super::{E8Point, TIE_MARGIN};
+
+    /// The two halves' lanes as an 8-bit mask (bit `k`: coordinate `k`).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn mask8(low: __m128, high: __m128) -> u32 {
+        (_mm_movemask_ps(low) | (_mm_movemask_ps(high) << 4)) as u32
+    }
+
+    /// The largest (or smallest) lane of `low` and `high`, in every lane.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn extreme(low: __m128, high: __m128, largest: bool) -> __m128 {
+        let pick = |p: __m128, q: __m128| {
+            if largest {
+                _mm_max_ps(p, q)
+            } else {
+                _mm_min_ps(p, q)
+            }
+        };
+        let m = pick(low, high);
+        let m = pick(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
+        pick(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m))
+    }
+
+    /// See [`super::nearest_fast`]; the same steps, lane-parallel.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(super) fn nearest_fast(x: &[f32; 8]) -> Option<[i32; 8]> {
+        let [low, high]: [__m128; 2] = bytemuck::cast(*x);
+        let abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFF_FFFF));
+        let (abs_low, abs_high) = (_mm_and_ps(low, abs_mask), _mm_and_ps(high, abs_mask));
+        // Out of range, infinite or NaN (`!(|v| ≤ limit)`), or tiny.
+        let limit = _mm_set1_ps(E8Point::INPUT_LIMIT);
+        let tiny = _mm_set1_ps(f32::from_bits(super::TINY_BITS));
+        let zero = _mm_setzero_ps();
+        let leave = |a: __m128| {
+            _mm_or_ps(
+                _mm_cmpnle_ps(a, limit),
+                _mm_and_ps(_mm_cmplt_ps(a, tiny), _mm_cmpgt_ps(a, zero)),
+            )
+        };
+        if mask8(leave(abs_low), leave(abs_high)) != 0 {
+            return None;
+        }
+
+        // Round halves away from zero: truncate, then add the truncation
+        // of twice the fractional part (exact for |v| ≤ 2^22).
+        let round = |v: __m128| -> (__m128i, __m128) {
+            let t = _mm_cvttps_epi32(v);
+            let f = _mm_sub_ps(v, _mm_cvtepi32_ps(t));
+            let adjust = _mm_cvttps_epi32(_mm_add_ps(f, f));
+            (
+                _mm_add_epi32(t, adjust),
+                _mm_sub_ps(f, _mm_cvtepi32_ps(adjust)),
+            )
+        };
+        let (a_low, r_low) = round(low);
+        let (a_high, r_high) = round(high);
+        let (delta_low, delta_high) = (_mm_and_ps(r_low, abs_mask), _mm_and_ps(r_high, abs_mask));
+        // Up: `r > 0`, or `r = +0` and `a > 0` (see the AVX2 kernel).
+        let up = |a: __m128i, r: __m128| {
+            let zero = _mm_setzero_si128();
+            let a_positive = _mm_srli_epi32::<31>(_mm_sub_epi32(zero, a));
+            _mm_cmpgt_epi32(_mm_or_si128(_mm_castps_si128(r), a_positive), zero)
+        };
+        let (up_low, up_high) = (up(a_low, r_low), up(a_high, r_high));
+
+        let sum = _mm_add_ps(delta_low, delta_high);
+        let sum = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
+        let sum_delta = _mm_cvtss_f32(sum) + _mm_cvtss_f32(_mm_shuffle_ps::<1>(sum, sum));
+        let max = extreme(delta_low, delta_high, true);
+        let min = extreme(delta_low, delta_high, false);
+        let max_k = mask8(_mm_cmpeq_ps(delta_low, max), _mm_cmpeq_ps(delta_high, max))
+            .trailing_zeros() as usize
+            & 7;
+        let min_k = mask8(_mm_cmpeq_ps(delta_low, min), _mm_cmpeq_ps(delta_high, min))
+            .trailing_zeros() as usize
+            & 7;
+        let (max_delta, min_delta) = (_mm_cvtss_f32(max), _mm_cvtss_f32(min));
+        // Parities: of Σa (the low bits' XOR), and of Σa + (number up).
+        let a: [i32; 8] = bytemuck::cast([a_low, a_high]);
+        let parity_a = a.iter().fold(0, |p, &ak| p ^ ak) & 1;
+        let ups = mask8(_mm_castsi128_ps(up_low), _mm_castsi128_ps(up_high));
+        let odd_integer = parity_a;
+        let odd_half = parity_a ^ (ups.count_ones() as i32 & 1);
+        let difference = sum_delta - 2.0 + odd_integer as f32 * (1.0 - 2.0 * max_delta)
+            - odd_half as f32 * (2.0 * min_delta);
+        // (Finite: every input coordinate is in range.)
+        if difference.abs() <= TIE_MARGIN {
+            return None;
+        }
+
+        // The candidates: `2a`, and `2a ± 1` (`up | 1` is −1 up, 1 down).
+        let half = difference > 0.0;
+        let one = _mm_set1_epi32(1);
+        let pick = |a: __m128i, up: __m128i| {
+            let twice = _mm_add_epi32(a, a);
+            if half {
+                _mm_sub_epi32(twice, _mm_or_si128(up, one))
+            } else {
+                twice
+            }
+        };
+        let mut doubled: [i32; 8] = bytemuck::cast([pick(a_low, up_low), pick(a_high, up_high)]);
+        let r: [f32; 8] = bytemuck::cast([r_low, r_high]);
+        let (flip_k, odd) = if half {
+            (min_k, odd_half)
+        } else {
+            (max_k, odd_integer)
+        };
+        let goes_up = if half {
+            ups & (1 << flip_k) == 0 || r[flip_k] >= 0.5
+        } else {
+            r[flip_k] >= 0.0
+        };
+        doubled[flip_k] += odd * if goes_up { 2 } else { -2 };
+        Some(doubled)
+    }
 }
 
 /// 1.5 · 2^23: adding it to an `f32` of magnitude at most 2^22 rounds that
@@ -656,6 +810,41 @@ impl fmt::Display for E8Point {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn sse2_and_portable_fast_paths_agree() {
+        // A deterministic spread of inputs: scales from 2^-30 to 2^22,
+        // quarter-integer grids, tiny values, and bad ones.
+        let mut state = 0x5EED_u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            state >> 11
+        };
+        let mut fast = 0;
+        for n in 0..400_000 {
+            let x: [f32; 8] = core::array::from_fn(|_| {
+                let u = next();
+                let unit = (u >> 11) as f32 / (1u64 << 42) as f32 - 1.0;
+                match n % 5 {
+                    0 => unit * 2f32.powi((u % 53) as i32 - 30),
+                    1 => ((u % 33) as f32 - 16.0) * 0.25,
+                    2 => [0.0, -0.0, 1e-30, 0.5, -0.5, 2f32.powi(-24)][(u % 6) as usize],
+                    3 => f32::from_bits(u as u32),
+                    _ => unit * 4.0,
+                }
+            });
+            let portable = nearest_fast_portable(&x);
+            assert_eq!(nearest_fast(&x), portable, "{x:?}");
+            if let Some(doubled) = portable {
+                assert_eq!(Ok(E8Point { doubled }), nearest_exact(&x), "{x:?}");
+                fast += 1;
+            }
+        }
+        assert!(fast > 150_000, "{fast}");
+    }
 
     #[test]
     fn roots_are_the_norm_two_points() {

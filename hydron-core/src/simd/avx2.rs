@@ -29,13 +29,12 @@ use core::arch::x86_64::{
     _mm256_blend_ps, _mm256_blendv_epi8, _mm256_blendv_ps, _mm256_castps256_ps128,
     _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32,
     _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_extractf128_ps, _mm256_max_epi32,
-    _mm256_max_ps, _mm256_min_epi32, _mm256_min_epu32, _mm256_min_ps, _mm256_movemask_ps,
-    _mm256_mul_ps, _mm256_or_si256, _mm256_permute2f128_ps, _mm256_permutevar8x32_epi32,
-    _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32,
-    _mm256_setzero_ps, _mm256_setzero_si256, _mm256_shuffle_ps, _mm256_slli_epi32,
-    _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_srlv_epi32,
-    _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm256_xor_si256,
-    _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+    _mm256_min_epi32, _mm256_min_epu32, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_si256,
+    _mm256_permute2f128_ps, _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps,
+    _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256,
+    _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32,
+    _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps,
+    _mm256_unpacklo_ps, _mm256_xor_si256, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
 };
 
 use core::arch::x86_64::{_mm256_cvttps_epi32, _mm256_round_ps};
@@ -534,6 +533,34 @@ fn nearest_roots_into_avx2(vectors: &[Gf8], out: &mut [E8Root]) {
 /// `_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC` for `vroundps`.
 const TRUNCATE: i32 = 0x0B;
 
+/// A candidate extreme `δ` of the lattice kernel, with what the re-rounding
+/// needs from its coordinate.
+#[derive(Clone, Copy)]
+struct Extreme {
+    delta: __m256,
+    index: __m256i,
+    r: __m256,
+    up: __m256i,
+}
+
+/// Of `left` (lower indices) and `right`, lane by lane: the one with the
+/// larger `δ` (`largest`) or the smaller, `left` on ties.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn pick(left: Extreme, right: Extreme, largest: bool) -> Extreme {
+    let better = if largest {
+        _mm256_cmp_ps::<_CMP_GT_OQ>(right.delta, left.delta)
+    } else {
+        _mm256_cmp_ps::<_CMP_LT_OQ>(right.delta, left.delta)
+    };
+    Extreme {
+        delta: _mm256_blendv_ps(left.delta, right.delta, better),
+        index: _mm256_blendv_epi8(left.index, right.index, _mm256_castps_si256(better)),
+        r: _mm256_blendv_ps(left.r, right.r, better),
+        up: _mm256_blendv_epi8(left.up, right.up, _mm256_castps_si256(better)),
+    }
+}
+
 /// `lattice::nearest_fast` for eight vectors in structure-of-arrays form,
 /// lane by lane: the doubled coordinates (register `k` holds coordinate `k`
 /// of the eight answers), or `None` if any lane is one the fast path leaves
@@ -544,14 +571,18 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
     let abs_mask = _mm256_set1_epi32(0x7FFF_FFFF);
     let one = _mm256_set1_epi32(1);
     let zero = _mm256_setzero_ps();
-    let mut max_bits = _mm256_setzero_si256();
+    let zero_i = _mm256_setzero_si256();
+    let mut max_bits = zero_i;
     let mut min_bits_minus_one = _mm256_set1_epi32(-1);
-    let mut a = [_mm256_setzero_si256(); 8];
+    // The two candidates' doubled coordinates before re-rounding: `2a`
+    // and `2a ± 1` (the nearest half-integer, doubled).
+    let mut integer = [zero_i; 8];
+    let mut half_integer = [zero_i; 8];
     let mut r = [zero; 8];
-    let mut up = [_mm256_setzero_si256(); 8];
-    let (mut sum_delta, mut max_delta, mut min_delta) = (zero, zero, zero);
-    let mut max_k = _mm256_setzero_si256();
-    let mut min_k = _mm256_setzero_si256();
+    let mut delta = [zero; 8];
+    let mut up = [zero_i; 8];
+    let mut sum_a = zero_i;
+    let mut ups = zero_i;
     for k in 0..8 {
         let v = x[k];
         let bits = _mm256_and_si256(_mm256_castps_si256(v), abs_mask);
@@ -563,38 +594,59 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         let t = _mm256_round_ps::<TRUNCATE>(v);
         let f = _mm256_sub_ps(v, t);
         let adjust = _mm256_round_ps::<TRUNCATE>(_mm256_add_ps(f, f));
-        a[k] = _mm256_cvttps_epi32(_mm256_add_ps(t, adjust));
+        let a = _mm256_cvttps_epi32(_mm256_add_ps(t, adjust));
         r[k] = _mm256_sub_ps(f, adjust);
-        let delta = _mm256_and_ps(r[k], _mm256_castsi256_ps(abs_mask));
-        // Running sum, and the first largest and smallest with their
-        // indices (strict comparisons, as in the scalar code's `first_equal`).
-        let index = _mm256_set1_epi32(k as i32);
-        if k == 0 {
-            (sum_delta, max_delta, min_delta) = (delta, delta, delta);
-        } else {
-            sum_delta = _mm256_add_ps(sum_delta, delta);
-            let above = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GT_OQ>(delta, max_delta));
-            let below = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OQ>(delta, min_delta));
-            max_delta = _mm256_max_ps(delta, max_delta);
-            min_delta = _mm256_min_ps(delta, min_delta);
-            max_k = _mm256_blendv_epi8(max_k, index, above);
-            min_k = _mm256_blendv_epi8(min_k, index, below);
-        }
+        delta[k] = _mm256_and_ps(r[k], _mm256_castsi256_ps(abs_mask));
         // Up when `r > 0` (its bits, as an integer, are positive), or when
         // `r = +0` and `a > 0` (then bit 0 is set by `a > 0`); `r = −0`
-        // only comes with `v = −0`, so `a = 0`.
-        let a_positive = _mm256_srli_epi32::<31>(_mm256_sub_epi32(_mm256_setzero_si256(), a[k]));
+        // only comes with `v = −0`, so `a = 0`. A mask: −1 for up.
+        let a_positive = _mm256_srli_epi32::<31>(_mm256_sub_epi32(zero_i, a));
         up[k] = _mm256_cmpgt_epi32(
             _mm256_or_si256(_mm256_castps_si256(r[k]), a_positive),
-            _mm256_setzero_si256(),
+            zero_i,
         );
-    }
-    let mut sum_a = a[0];
-    let mut ups = _mm256_sub_epi32(_mm256_setzero_si256(), up[0]);
-    for k in 1..8 {
-        sum_a = _mm256_add_epi32(sum_a, a[k]);
+        integer[k] = _mm256_slli_epi32::<1>(a);
+        // `up` is −1 or 0, so `up | 1` is −1 or 1: subtracting it gives
+        // `2a + 1` up, `2a − 1` down.
+        half_integer[k] = _mm256_sub_epi32(integer[k], _mm256_or_si256(up[k], one));
+        sum_a = _mm256_add_epi32(sum_a, a);
         ups = _mm256_sub_epi32(ups, up[k]);
     }
+    // Sums and extremes as trees (short dependency chains): the first
+    // largest and the first smallest `δ`, with their index and residual
+    // (and direction, for the smallest). Each step keeps the left, lower
+    // indices, unless the right is strictly better, so the lowest index
+    // wins ties as in `nearest_fast`.
+    let sum_delta = _mm256_add_ps(
+        _mm256_add_ps(
+            _mm256_add_ps(delta[0], delta[1]),
+            _mm256_add_ps(delta[2], delta[3]),
+        ),
+        _mm256_add_ps(
+            _mm256_add_ps(delta[4], delta[5]),
+            _mm256_add_ps(delta[6], delta[7]),
+        ),
+    );
+    let mut largest: [Extreme; 8] = core::array::from_fn(|k| Extreme {
+        delta: delta[k],
+        index: _mm256_set1_epi32(k as i32),
+        r: r[k],
+        up: up[k],
+    });
+    let mut smallest = largest;
+    for width in [1, 2, 4] {
+        for left in (0..8).step_by(2 * width) {
+            largest[left] = pick(largest[left], largest[left + width], true);
+            smallest[left] = pick(smallest[left], smallest[left + width], false);
+        }
+    }
+    let (max_delta, max_k, r_at_max) = (largest[0].delta, largest[0].index, largest[0].r);
+    let (min_delta, min_k, r_at_min, up_at_min) = (
+        smallest[0].delta,
+        smallest[0].index,
+        smallest[0].r,
+        smallest[0].up,
+    );
     let odd_integer = _mm256_and_si256(sum_a, one);
     let odd_half = _mm256_and_si256(_mm256_add_epi32(sum_a, ups), one);
     let two = _mm256_set1_ps(2.0);
@@ -611,8 +663,7 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
 
     // Lanes the fast path leaves: out of range or not finite (bits above
     // the limit's), tiny (bits − 1 below the threshold's, unsigned), or a
-    // near-tie (NaN differences compare false, but only come with the
-    // former).
+    // near-tie.
     let out_of_range = _mm256_cmpgt_epi32(max_bits, _mm256_set1_epi32(INPUT_LIMIT_BITS as i32));
     let tiny_floor = _mm256_set1_epi32((TINY_BITS - 2) as i32);
     let tiny = _mm256_cmpeq_epi32(
@@ -631,37 +682,29 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         return None;
     }
 
-    // The winner, lane by lane, as in `nearest_fast`.
+    // The winner, lane by lane, as in `nearest_fast`: the integer
+    // candidate re-rounds its first largest `δ` towards `v` (up when
+    // `r ≥ 0`), the half-integer one its first smallest (up when the
+    // half-integer is below `v`, or `r = ½`).
     let half = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GT_OQ>(difference, zero));
     let flip_k = _mm256_blendv_epi8(max_k, min_k, half);
     let odd = _mm256_blendv_epi8(odd_integer, odd_half, half);
-    let mut r_at = zero;
-    let mut up_at = _mm256_setzero_si256();
-    for k in 0..8 {
-        let here = _mm256_cmpeq_epi32(flip_k, _mm256_set1_epi32(k as i32));
-        r_at = _mm256_blendv_ps(r_at, r[k], _mm256_castsi256_ps(here));
-        up_at = _mm256_blendv_epi8(up_at, up[k], here);
-    }
-    let integer_up = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(r_at, zero));
+    let integer_up = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(r_at_max, zero));
     let half_up = _mm256_or_si256(
-        _mm256_xor_si256(up_at, _mm256_set1_epi32(-1)),
-        _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(r_at, _mm256_set1_ps(0.5))),
+        _mm256_xor_si256(up_at_min, _mm256_set1_epi32(-1)),
+        _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(r_at_min, _mm256_set1_ps(0.5))),
     );
     let goes_up = _mm256_blendv_epi8(integer_up, half_up, half);
     let flip = _mm256_and_si256(
         _mm256_blendv_epi8(_mm256_set1_epi32(-2), _mm256_set1_epi32(2), goes_up),
-        _mm256_sub_epi32(_mm256_setzero_si256(), odd),
+        _mm256_sub_epi32(zero_i, odd),
     );
-    let mut doubled = [_mm256_setzero_si256(); 8];
+    // The winning candidate, plus the flip where it lands.
+    let mut doubled = [zero_i; 8];
     for k in 0..8 {
-        // 2a, minus (up ? −1 : 1) for the half-integer candidate, plus the
-        // flip where it lands.
         let here = _mm256_cmpeq_epi32(flip_k, _mm256_set1_epi32(k as i32));
         doubled[k] = _mm256_add_epi32(
-            _mm256_sub_epi32(
-                _mm256_slli_epi32::<1>(a[k]),
-                _mm256_and_si256(half, _mm256_or_si256(up[k], one)),
-            ),
+            _mm256_blendv_epi8(integer[k], half_integer[k], half),
             _mm256_and_si256(here, flip),
         );
     }
