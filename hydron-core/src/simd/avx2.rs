@@ -533,6 +533,44 @@ fn nearest_roots_into_avx2(vectors: &[Gf8], out: &mut [E8Root]) {
 /// `_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC` for `vroundps`.
 const TRUNCATE: i32 = 0x0B;
 
+/// `$body` once for each `$k` in `0..8`, written out.
+macro_rules! unroll8 {
+    ($k:ident => $body:block) => {{
+        {
+            let $k = 0usize;
+            $body
+        }
+        {
+            let $k = 1usize;
+            $body
+        }
+        {
+            let $k = 2usize;
+            $body
+        }
+        {
+            let $k = 3usize;
+            $body
+        }
+        {
+            let $k = 4usize;
+            $body
+        }
+        {
+            let $k = 5usize;
+            $body
+        }
+        {
+            let $k = 6usize;
+            $body
+        }
+        {
+            let $k = 7usize;
+            $body
+        }
+    }};
+}
+
 /// A candidate extreme `δ` of the lattice kernel, with what the re-rounding
 /// needs from its coordinate.
 #[derive(Clone, Copy)]
@@ -583,7 +621,9 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
     let mut up = [zero_i; 8];
     let mut sum_a = zero_i;
     let mut ups = zero_i;
-    for k in 0..8 {
+    // Written out for each coordinate (a loop here stays a loop, with its
+    // arrays in memory).
+    unroll8!(k => {
         let v = x[k];
         let bits = _mm256_and_si256(_mm256_castps_si256(v), abs_mask);
         max_bits = _mm256_max_epi32(max_bits, bits);
@@ -611,7 +651,7 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         half_integer[k] = _mm256_sub_epi32(integer[k], _mm256_or_si256(up[k], one));
         sum_a = _mm256_add_epi32(sum_a, a);
         ups = _mm256_sub_epi32(ups, up[k]);
-    }
+    });
     // Sums and extremes as trees (short dependency chains): the first
     // largest and the first smallest `δ`, with their index and residual
     // (and direction, for the smallest). Each step keeps the left, lower
