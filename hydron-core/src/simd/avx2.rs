@@ -612,13 +612,10 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
     let zero_i = _mm256_setzero_si256();
     let mut max_bits = zero_i;
     let mut min_bits_minus_one = _mm256_set1_epi32(-1);
-    // The two candidates' doubled coordinates before re-rounding: `2a`
-    // and `2a ± 1` (the nearest half-integer, doubled).
-    let mut integer = [zero_i; 8];
-    let mut half_integer = [zero_i; 8];
+    // Per coordinate, only the residual `r = v − a` and `2a + up` (up: 1
+    // when the nearest half-integer is above `v`) stay live.
     let mut r = [zero; 8];
-    let mut delta = [zero; 8];
-    let mut up = [zero_i; 8];
+    let mut packed = [zero_i; 8];
     let mut sum_a = zero_i;
     let mut ups = zero_i;
     // Written out for each coordinate (a loop here stays a loop, with its
@@ -636,27 +633,40 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         let adjust = _mm256_round_ps::<TRUNCATE>(_mm256_add_ps(f, f));
         let a = _mm256_cvttps_epi32(_mm256_add_ps(t, adjust));
         r[k] = _mm256_sub_ps(f, adjust);
-        delta[k] = _mm256_and_ps(r[k], _mm256_castsi256_ps(abs_mask));
         // Up when `r > 0` (its bits, as an integer, are positive), or when
-        // `r = +0` and `a > 0` (then bit 0 is set by `a > 0`); `r = −0`
-        // only comes with `v = −0`, so `a = 0`. A mask: −1 for up.
+        // `r = +0` and `a > 0` (then bit 0 is set by `a > 0`); `r` is never
+        // −0 here (`v − t` and `f − adjust` of equal values are +0). A
+        // mask: −1 for up.
         let a_positive = _mm256_srli_epi32::<31>(_mm256_sub_epi32(zero_i, a));
-        up[k] = _mm256_cmpgt_epi32(
+        let up = _mm256_cmpgt_epi32(
             _mm256_or_si256(_mm256_castps_si256(r[k]), a_positive),
             zero_i,
         );
-        integer[k] = _mm256_slli_epi32::<1>(a);
-        // `up` is −1 or 0, so `up | 1` is −1 or 1: subtracting it gives
-        // `2a + 1` up, `2a − 1` down.
-        half_integer[k] = _mm256_sub_epi32(integer[k], _mm256_or_si256(up[k], one));
+        packed[k] = _mm256_sub_epi32(_mm256_slli_epi32::<1>(a), up);
         sum_a = _mm256_add_epi32(sum_a, a);
-        ups = _mm256_sub_epi32(ups, up[k]);
+        ups = _mm256_sub_epi32(ups, up);
     });
     // Sums and extremes as trees (short dependency chains): the first
-    // largest and the first smallest `δ`, with their index and residual
-    // (and direction, for the smallest). Each step keeps the left, lower
-    // indices, unless the right is strictly better, so the lowest index
-    // wins ties as in `nearest_fast`.
+    // largest and the first smallest `δ = |r|`, with their index and
+    // residual (and up bit, for the smallest). Each step keeps the left,
+    // lower indices, unless the right is strictly better, so the lowest
+    // index wins ties as in `nearest_fast`.
+    let mut delta = [zero; 8];
+    let mut largest = [Extreme {
+        delta: zero,
+        index: zero_i,
+        r: zero,
+        up: zero_i,
+    }; 8];
+    unroll8!(k => {
+        delta[k] = _mm256_and_ps(r[k], _mm256_castsi256_ps(abs_mask));
+        largest[k] = Extreme {
+            delta: delta[k],
+            index: _mm256_set1_epi32(k as i32),
+            r: r[k],
+            up: _mm256_and_si256(packed[k], one),
+        };
+    });
     let sum_delta = _mm256_add_ps(
         _mm256_add_ps(
             _mm256_add_ps(delta[0], delta[1]),
@@ -667,12 +677,6 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
             _mm256_add_ps(delta[6], delta[7]),
         ),
     );
-    let mut largest: [Extreme; 8] = core::array::from_fn(|k| Extreme {
-        delta: delta[k],
-        index: _mm256_set1_epi32(k as i32),
-        r: r[k],
-        up: up[k],
-    });
     let mut smallest = largest;
     for width in [1, 2, 4] {
         for left in (0..8).step_by(2 * width) {
@@ -681,12 +685,9 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         }
     }
     let (max_delta, max_k, r_at_max) = (largest[0].delta, largest[0].index, largest[0].r);
-    let (min_delta, min_k, r_at_min, up_at_min) = (
-        smallest[0].delta,
-        smallest[0].index,
-        smallest[0].r,
-        smallest[0].up,
-    );
+    let (min_delta, min_k, r_at_min) = (smallest[0].delta, smallest[0].index, smallest[0].r);
+    // The up bit at the smallest, as a mask.
+    let up_at_min = _mm256_cmpeq_epi32(smallest[0].up, one);
     let odd_integer = _mm256_and_si256(sum_a, one);
     let odd_half = _mm256_and_si256(_mm256_add_epi32(sum_a, ups), one);
     let two = _mm256_set1_ps(2.0);
@@ -739,15 +740,19 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         _mm256_blendv_epi8(_mm256_set1_epi32(-2), _mm256_set1_epi32(2), goes_up),
         _mm256_sub_epi32(zero_i, odd),
     );
-    // The winning candidate, plus the flip where it lands.
+    // The winning candidate from `2a + up`: `2a` for the integer one,
+    // `2a + 2·up − 1` for the half-integer one; plus the flip where it
+    // lands.
     let mut doubled = [zero_i; 8];
-    for k in 0..8 {
+    unroll8!(k => {
+        let up = _mm256_and_si256(packed[k], one);
+        let half_offset = _mm256_and_si256(half, _mm256_sub_epi32(_mm256_add_epi32(up, up), one));
         let here = _mm256_cmpeq_epi32(flip_k, _mm256_set1_epi32(k as i32));
         doubled[k] = _mm256_add_epi32(
-            _mm256_blendv_epi8(integer[k], half_integer[k], half),
+            _mm256_add_epi32(_mm256_sub_epi32(packed[k], up), half_offset),
             _mm256_and_si256(here, flip),
         );
-    }
+    });
     Some(doubled)
 }
 
