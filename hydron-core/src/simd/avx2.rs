@@ -616,8 +616,9 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
     // when the nearest half-integer is above `v`) stay live.
     let mut r = [zero; 8];
     let mut packed = [zero_i; 8];
-    let mut sum_a = zero_i;
-    let mut ups = zero_i;
+    // The XOR of every `2a + up`: bit 0 is the parity of the number of
+    // coordinates that go up, bit 1 that of Σa.
+    let mut parities = zero_i;
     // Written out for each coordinate (a loop here stays a loop, with its
     // arrays in memory).
     unroll8!(k => {
@@ -643,8 +644,7 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
             zero_i,
         );
         packed[k] = _mm256_sub_epi32(_mm256_slli_epi32::<1>(a), up);
-        sum_a = _mm256_add_epi32(sum_a, a);
-        ups = _mm256_sub_epi32(ups, up);
+        parities = _mm256_xor_si256(parities, packed[k]);
     });
     // Sums and extremes as trees (short dependency chains): the first
     // largest and the first smallest `δ = |r|`, with their index and
@@ -688,8 +688,9 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
     let (min_delta, min_k, r_at_min) = (smallest[0].delta, smallest[0].index, smallest[0].r);
     // The up bit at the smallest, as a mask.
     let up_at_min = _mm256_cmpeq_epi32(smallest[0].up, one);
-    let odd_integer = _mm256_and_si256(sum_a, one);
-    let odd_half = _mm256_and_si256(_mm256_add_epi32(sum_a, ups), one);
+    // Σ(h − ½) = Σa − (number down) ≡ Σa + (number up).
+    let odd_integer = _mm256_and_si256(_mm256_srli_epi32::<1>(parities), one);
+    let odd_half = _mm256_and_si256(_mm256_xor_si256(odd_integer, parities), one);
     let two = _mm256_set1_ps(2.0);
     let difference = _mm256_sub_ps(
         _mm256_add_ps(
@@ -740,16 +741,16 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         _mm256_blendv_epi8(_mm256_set1_epi32(-2), _mm256_set1_epi32(2), goes_up),
         _mm256_sub_epi32(zero_i, odd),
     );
-    // The winning candidate from `2a + up`: `2a` for the integer one,
-    // `2a + 2·up − 1` for the half-integer one; plus the flip where it
-    // lands.
+    // The winning candidate from `2a + up`: `2a` (subtract `up`) for the
+    // integer one, `2a + 2·up − 1` (subtract `1 − up`) for the half-integer
+    // one, so subtract `up XOR half`; plus the flip where it lands.
+    let half_bit = _mm256_and_si256(half, one);
     let mut doubled = [zero_i; 8];
     unroll8!(k => {
-        let up = _mm256_and_si256(packed[k], one);
-        let half_offset = _mm256_and_si256(half, _mm256_sub_epi32(_mm256_add_epi32(up, up), one));
+        let offset = _mm256_and_si256(_mm256_xor_si256(packed[k], half_bit), one);
         let here = _mm256_cmpeq_epi32(flip_k, _mm256_set1_epi32(k as i32));
         doubled[k] = _mm256_add_epi32(
-            _mm256_add_epi32(_mm256_sub_epi32(packed[k], up), half_offset),
+            _mm256_sub_epi32(packed[k], offset),
             _mm256_and_si256(here, flip),
         );
     });
