@@ -9,6 +9,8 @@
 //! - `batch_lattice`: the E8 lattice decoder (the old `f64` one as a
 //!   baseline, `E8Point::nearest` per vector, each backend, dispatched)
 //!   next to the nearest-root kernel (dispatched and scalar), per vector.
+//! - `spherical_mean`: the weighted Karcher mean of the issue-10 rim set
+//!   and of 10 000 points up to 1.5 rad from a pole.
 //! - `validate_32mb`: a memcpy of 32 MB of vectors against memcpy +
 //!   validation, the cost of a validated decode over a trusting one.
 //! - `per_vector`: `dot`, `Gf8::normalize`, add-then-renormalize.
@@ -252,11 +254,53 @@ fn per_vector(c: &mut Criterion) {
     group.finish();
 }
 
+/// The spherical mean: the three-point set of issue 10 (within 1.55 rad of
+/// a pole; the old fixed-step iteration gave up on it), and 10 000 weighted
+/// points up to 1.5 rad from a pole.
+fn spherical_mean(c: &mut Criterion) {
+    let (cos, sin) = (1.55f32.cos(), 1.55f32.sin());
+    let rim = [
+        (
+            Gf8::normalize([cos, sin, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).expect("unit"),
+            1.0,
+        ),
+        (
+            Gf8::normalize([cos, -sin, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).expect("unit"),
+            1.0,
+        ),
+        (
+            Gf8::normalize([cos, 0.0, sin, 0.0, 0.0, 0.0, 0.0, 0.0]).expect("unit"),
+            0.1,
+        ),
+    ];
+    let mut rng = Rng(5);
+    let pole = rng.units(1)[0];
+    let many: Vec<(Gf8, f32)> = (0..10_000)
+        .map(|_| {
+            // A tangent of length up to 1.5 rad (perpendicular part only).
+            let t = rng.array().map(|x| x * 0.53);
+            let w = 0.1 + rng.next_f32().abs();
+            (pole.exp_map(t).expect("finite"), w)
+        })
+        .collect();
+    let mut group = c.benchmark_group("spherical_mean");
+    group.bench_function("rim-3-points", |b| {
+        b.iter(|| Gf8::weighted_spherical_mean(black_box(&rim)));
+    });
+    group.throughput(Throughput::Elements(many.len() as u64));
+    group.sample_size(20);
+    group.bench_function("10k-points-1.5rad", |b| {
+        b.iter(|| Gf8::weighted_spherical_mean(black_box(&many)));
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     nearest_root,
     batch_kernels,
     validate_32mb,
-    per_vector
+    per_vector,
+    spherical_mean
 );
 criterion_main!(benches);
