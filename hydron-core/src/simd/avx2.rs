@@ -22,7 +22,10 @@
 //! are taken in [`gf8::dot`](crate::gf8)'s pairwise order with separate
 //! multiplies and adds (no FMA contraction), `sqrt` and division are
 //! correctly rounded, and the nearest-root selection replays the scalar
-//! comparisons, strict `>`/`<` included, lane by lane.
+//! comparisons, strict `>`/`<` included, lane by lane. The lattice kernel
+//! runs the exact `f32` fast path of `E8Point::nearest` lane by lane and
+//! hands any block with a lane that path leaves to the scalar kernel, so its
+//! points and errors are identical too.
 
 use core::arch::x86_64::{
     __m128, __m256, __m256i, _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,

@@ -1,6 +1,6 @@
 //! The portable SIMD backend: `wide`'s `f32x4` and `f32x8`.
 //!
-//! The nearest-root kernel works in structure-of-arrays form: a block of
+//! The nearest-root and lattice kernels work in structure-of-arrays form: a block of
 //! eight vectors is transposed once so that register `k` holds coordinate
 //! `k` of the eight vectors (lane `i` is vector `i`, as in ultraviolet's
 //! `Vec3x8`), and all arithmetic is lane-parallel. The kernels that only
