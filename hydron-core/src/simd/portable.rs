@@ -1,9 +1,9 @@
 //! The portable SIMD backend: `wide`'s `f32x4` and `f32x8`.
 //!
-//! The nearest-root and lattice kernels work in structure-of-arrays form: a block of
-//! eight vectors is transposed once so that register `k` holds coordinate
-//! `k` of the eight vectors (lane `i` is vector `i`, as in ultraviolet's
-//! `Vec3x8`), and all arithmetic is lane-parallel. The kernels that only
+//! The nearest-root and lattice kernels work in structure-of-arrays form:
+//! a block of eight vectors is transposed once so that register `k` holds
+//! coordinate `k` of the eight vectors (lane `i` is vector `i`, as in
+//! ultraviolet's `Vec3x8`), and all arithmetic is lane-parallel. The kernels that only
 //! need one sum per vector (validate, copy_validated, normalize, dot) work
 //! on four vectors at a time: each vector's two halves are combined in one
 //! register, and a 4×4 transpose finishes the four sums in the scalar
