@@ -6,6 +6,11 @@
 //! - `batch_*`: each batch kernel on every backend this build and CPU can
 //!   run (`scalar`, the portable `wide-…` one with `--features simd`, and
 //!   `avx2+fma` when detected), then the dispatched function.
+//! - `batch_lattice`: the E8 lattice decoder (the old `f64` one as a
+//!   baseline, `E8Point::nearest` per vector, each backend, dispatched)
+//!   next to the nearest-root kernel (dispatched and scalar), per vector.
+//! - `spherical_mean`: the weighted Karcher mean of the issue-10 rim set
+//!   and of 10 000 points up to 1.5 rad from a pole.
 //! - `validate_32mb`: a memcpy of 32 MB of vectors against memcpy +
 //!   validation, the cost of a validated decode over a trusting one.
 //! - `per_vector`: `dot`, `Gf8::normalize`, add-then-renormalize.
@@ -16,6 +21,9 @@
 //! ```
 
 mod common;
+// The lattice decoder before its `f32` fast path, as the baseline row.
+#[path = "../hydron-core/tests/common/old_lattice.rs"]
+mod old_lattice;
 
 use std::hint::black_box;
 
@@ -126,12 +134,43 @@ fn batch_kernels(c: &mut Criterion) {
     });
     group.finish();
 
+    // The lattice decoder next to the nearest-root kernel, in one group so
+    // that one run gives the ratio the lattice kernel is held to (at most
+    // 1.5x the dispatched nearest-root kernel per vector): the old `f64`
+    // decoder as the baseline, `E8Point::nearest` per vector, every
+    // backend, the dispatched function, then the nearest-root rows.
     let mut group = c.benchmark_group("batch_lattice");
     let lattice_input: Vec<[f32; 8]> = raw.iter().map(|a| a.map(|x| x * 4.0)).collect();
     let mut points = vec![E8Point::ORIGIN; BATCH];
     group.throughput(Throughput::Elements(BATCH as u64));
+    group.bench_function(BenchmarkId::new("old-f64-per-vector", BATCH), |b| {
+        b.iter(|| {
+            for x in black_box(&lattice_input) {
+                let _ = black_box(old_lattice::old_nearest(x));
+            }
+        });
+    });
+    group.bench_function(BenchmarkId::new("nearest-per-vector", BATCH), |b| {
+        b.iter(|| {
+            for x in black_box(&lattice_input) {
+                let _ = black_box(E8Point::nearest(x));
+            }
+        });
+    });
+    for &backend in &backends {
+        group.bench_function(BenchmarkId::new(backend.name(), BATCH), |b| {
+            b.iter(|| backend.nearest_lattice_points_into(black_box(&lattice_input), &mut points));
+        });
+    }
     group.bench_function(BenchmarkId::new(&dispatched, BATCH), |b| {
         b.iter(|| batch::nearest_lattice_points_into(black_box(&lattice_input), &mut points));
+    });
+    group.bench_function(
+        BenchmarkId::new(format!("nearest_roots-{dispatched}"), BATCH),
+        |b| b.iter(|| batch::nearest_roots_into(black_box(&units), &mut roots)),
+    );
+    group.bench_function(BenchmarkId::new("nearest_roots-scalar", BATCH), |b| {
+        b.iter(|| Backend::Scalar.nearest_roots_into(black_box(&units), &mut roots));
     });
     group.finish();
 }
@@ -215,11 +254,53 @@ fn per_vector(c: &mut Criterion) {
     group.finish();
 }
 
+/// The spherical mean: the three-point set of issue 10 (within 1.55 rad of
+/// a pole; the old fixed-step iteration gave up on it), and 10 000 weighted
+/// points up to 1.5 rad from a pole.
+fn spherical_mean(c: &mut Criterion) {
+    let (cos, sin) = (1.55f32.cos(), 1.55f32.sin());
+    let rim = [
+        (
+            Gf8::normalize([cos, sin, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).expect("unit"),
+            1.0,
+        ),
+        (
+            Gf8::normalize([cos, -sin, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).expect("unit"),
+            1.0,
+        ),
+        (
+            Gf8::normalize([cos, 0.0, sin, 0.0, 0.0, 0.0, 0.0, 0.0]).expect("unit"),
+            0.1,
+        ),
+    ];
+    let mut rng = Rng(5);
+    let pole = rng.units(1)[0];
+    let many: Vec<(Gf8, f32)> = (0..10_000)
+        .map(|_| {
+            // A tangent of length up to 1.5 rad (perpendicular part only).
+            let t = rng.array().map(|x| x * 0.53);
+            let w = 0.1 + rng.next_f32().abs();
+            (pole.exp_map(t).expect("finite"), w)
+        })
+        .collect();
+    let mut group = c.benchmark_group("spherical_mean");
+    group.bench_function("rim-3-points", |b| {
+        b.iter(|| Gf8::weighted_spherical_mean(black_box(&rim)));
+    });
+    group.throughput(Throughput::Elements(many.len() as u64));
+    group.sample_size(20);
+    group.bench_function("10k-points-1.5rad", |b| {
+        b.iter(|| Gf8::weighted_spherical_mean(black_box(&many)));
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     nearest_root,
     batch_kernels,
     validate_32mb,
-    per_vector
+    per_vector,
+    spherical_mean
 );
 criterion_main!(benches);

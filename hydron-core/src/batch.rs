@@ -19,7 +19,7 @@
 //! | [`normalize_into`], [`normalize`] | [`Gf8::normalize`] | bit-identical |
 //! | [`dot_into`], [`dot_many`] | [`Gf8::dot`] | bit-identical |
 //! | [`nearest_roots_into`], [`nearest_roots`] | [`Gf8::nearest_root`] | identical codes, ties included |
-//! | [`nearest_lattice_points_into`], [`nearest_lattice_points`] | [`E8Point::nearest`] | scalar on every backend |
+//! | [`nearest_lattice_points_into`], [`nearest_lattice_points`] | [`E8Point::nearest`] | identical points and errors |
 //!
 //! "Bit-identical" holds because every backend does the same IEEE
 //! operations in the same order: sums of products in the pairwise order of
@@ -375,11 +375,11 @@ impl Backend {
         }
     }
 
-    /// [`nearest_lattice_points_into`] on this backend. Every backend runs
-    /// the scalar kernel here: [`E8Point::nearest`] works in `f64` (4 lanes
-    /// per AVX2 register, not 8) with a data-dependent re-rounding step and
-    /// per-coordinate range errors, so a SIMD version would gain far less
-    /// than the `f32` kernels do; it has not been written.
+    /// [`nearest_lattice_points_into`] on this backend: the `f32` fast
+    /// path of [`E8Point::nearest`] on eight vectors at a time (SIMD
+    /// backends); a block with a vector the fast path leaves (an error, a
+    /// tiny coordinate, a near-tie) goes through the scalar kernel, so the
+    /// points and errors are identical on every backend.
     ///
     /// # Panics
     ///
@@ -400,7 +400,14 @@ impl Backend {
         arrays: &[[f32; 8]],
         out: &mut [E8Point],
     ) -> Result<(), BatchError> {
-        scalar::nearest_lattice_points_into(arrays, out)
+        assert_same_len(arrays.len(), out.len());
+        match self.kernels() {
+            Kernels::Scalar => scalar::nearest_lattice_points_from(arrays, out, 0),
+            #[cfg(feature = "simd")]
+            Kernels::Portable => crate::simd::portable::nearest_lattice_points_into(arrays, out),
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Kernels::Avx2Fma(token) => token.nearest_lattice_points_into(arrays, out),
+        }
     }
 }
 
@@ -677,8 +684,8 @@ pub fn nearest_roots(vectors: &[Gf8]) -> Vec<E8Root> {
 }
 
 /// The nearest E8 lattice point to each vector, as [`E8Point::nearest`],
-/// into `out` (scalar on every backend; see
-/// [`Backend::nearest_lattice_points_into`]).
+/// into `out`: identical points, and on error the first bad vector's index
+/// and error (see [`Backend::nearest_lattice_points_into`]).
 ///
 /// # Panics
 ///

@@ -242,12 +242,15 @@ impl Gf8 {
     /// (the lower code) wins. The zero vector gives code 0 when its zeros
     /// are positive; a negative zero counts as a minus sign (as in the batch
     /// kernels), so `[-0.0; 8]` gives code 3, `(−1, −1, 0, …)/√2` (every
-    /// root is equally far from zero).
+    /// root is equally far from zero). Any finite coordinates work, however
+    /// large (a [`Gf8::new_unchecked`] vector near `f32::MAX` is rescaled
+    /// where its scores would overflow).
     ///
     /// ```
     /// use hydron_core::{E8Root, Gf8};
     /// let v = Gf8::from_scalar(1.0)?; // (1, …, 1)/√8 is itself a root
     /// assert_eq!(v.nearest_root().to_gf8(), v);
+    /// assert_eq!(Gf8::new_unchecked([3e38; 8]).nearest_root(), v.nearest_root());
     /// # Ok::<(), hydron_core::Gf8Error>(())
     /// ```
     #[inline]
@@ -275,8 +278,36 @@ impl Gf8 {
 
 /// The closed-form nearest-root code for any finite coordinates (the
 /// direction is all that matters, so they need not be normalized).
+///
+/// The scores are sums of up to eight magnitudes, which overflow `f32` for
+/// coordinates near `f32::MAX`; then (and only then: one predictable
+/// branch) the input is scaled by 1/16, exactly for every coordinate above
+/// 2^-122, and decoded again.
 #[inline]
 pub(crate) fn nearest_root_code(x: &[f32; 8]) -> u8 {
+    match nearest_root_code_unscaled(x) {
+        (code, true) => code,
+        (code, false) => nearest_root_code_scaled(x).unwrap_or(code),
+    }
+}
+
+/// [`nearest_root_code`] of `x / 16`, if its scores are finite (they are
+/// unless `x` has a NaN). Out of line: only for inputs whose scores
+/// overflow.
+#[cold]
+#[inline(never)]
+pub(crate) fn nearest_root_code_scaled(x: &[f32; 8]) -> Option<u8> {
+    // |x / 16| ≤ f32::MAX / 16, so no sum of eight of them overflows.
+    match nearest_root_code_unscaled(&x.map(|v| v * 0.0625)) {
+        (code, true) => Some(code),
+        (_, false) => None,
+    }
+}
+
+/// The closed form, and whether both scores are finite (they overflow
+/// for coordinates near `f32::MAX`, and are NaN for NaN input or `∞ − ∞`).
+#[inline]
+fn nearest_root_code_unscaled(x: &[f32; 8]) -> (u8, bool) {
     // Written without data-dependent branches (selects only), so that
     // random inputs do not pay for branch mispredictions.
     let mut negatives = 0u32;
@@ -319,7 +350,11 @@ pub(crate) fn nearest_root_code(x: &[f32; 8]) -> u8 {
     let integer_code = 4 * pair_index(i as usize, j as usize) as u32 + signs;
     let mask = negatives ^ (odd << smallest);
     let half_code = u32::from(INTEGER_ROOT_COUNT) + (mask >> 1);
-    select(integer_score >= half_score, integer_code, half_code) as u8
+    let code = select(integer_score >= half_score, integer_code, half_code) as u8;
+    (
+        code,
+        integer_score < f32::INFINITY && half_score < f32::INFINITY,
+    )
 }
 
 /// `if condition { a } else { b }`, meant to compile to a conditional move.

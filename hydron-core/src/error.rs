@@ -64,13 +64,25 @@ pub enum Gf8Error {
     /// A mean of no points was asked for.
     #[error("cannot take the mean of an empty set of points")]
     EmptyInput,
-    /// The points have no unique spherical mean (for example, they are
-    /// spread evenly around the sphere, so their Euclidean sum is zero).
+    /// The points have no mean: only zero vectors (or zero weights) were
+    /// given, or they cancel out (spread evenly around the sphere, so their
+    /// Euclidean sum is nearly zero).
     #[error(
-        "the points have no unique mean: their Euclidean sum is (nearly) zero, or they are \
-         too spread out for the spherical mean to converge"
+        "the points have no unique mean: they are all zero (or weigh nothing), or they \
+         cancel out (their Euclidean sum is nearly zero)"
     )]
     NoUniqueMean,
+    /// The spherical mean solver reached its safety cap of steps without
+    /// converging (possible only for points spread over more than a
+    /// hemisphere).
+    #[error(
+        "the spherical mean did not converge within {iterations} steps (the points are \
+         spread over more than a hemisphere)"
+    )]
+    MeanDidNotConverge {
+        /// The number of steps taken.
+        iterations: usize,
+    },
     /// A weight of a weighted mean is negative, NaN or infinite.
     #[error("weight {index} is {weight}: weights must be finite and non-negative")]
     InvalidWeight {

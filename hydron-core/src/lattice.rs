@@ -82,13 +82,25 @@ impl E8Point {
 
     /// The nearest E8 point to `coords` (Euclidean distance).
     ///
-    /// Computed in `f64` with the Conway–Sloane decoder: round every
-    /// coordinate to an integer and, if their sum is odd, round the
-    /// coordinate with the largest rounding error the other way; do the same
-    /// for `coords − ½` and add ½ back; keep the closer of the two
+    /// The answer is the Conway–Sloane decoder's, as defined in `f64`:
+    /// round every coordinate to an integer and, if their sum is odd, round
+    /// the coordinate with the largest rounding error the other way; do the
+    /// same for `coords − ½` and add ½ back; keep the closer of the two
     /// candidates. When both are exactly equally far, the integer one wins.
     /// Within each candidate, ties are broken by rounding halves away from
     /// zero, and the lowest index among equal rounding errors is re-rounded.
+    ///
+    /// It is computed without `f64` and without a libm call on almost every
+    /// input: every step above is exact in `f32` for coordinates of
+    /// magnitude 0 or at least 2^-24, and the two candidates' squared
+    /// distances differ by `Σδ_k − 2 + [odd]·(1 − 2·max δ) − [odd']·2·min δ`
+    /// (`δ_k` the distance of coordinate `k` to the nearest integer), which
+    /// needs one `f32` sum. Only when a coordinate is tiny (below 2^-24 but
+    /// not zero) or the two distances are within 2^-14 of each other (a
+    /// tie, or nearly) does it run the decoder in `f64` as described, so the
+    /// result is identical on every input, ties included. The batch kernels
+    /// ([`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into))
+    /// run the same computation eight vectors at a time.
     ///
     /// Errors: a NaN or infinite coordinate, or one whose magnitude exceeds
     /// [`INPUT_LIMIT`](E8Point::INPUT_LIMIT), naming the first such
@@ -107,36 +119,17 @@ impl E8Point {
     /// # Ok::<(), hydron_core::Gf8Error>(())
     /// ```
     pub fn nearest(coords: &[f32; 8]) -> Result<E8Point, Gf8Error> {
-        check_finite(coords)?;
-        for (coordinate, &value) in coords.iter().enumerate() {
-            if value.abs() > E8Point::INPUT_LIMIT {
-                return Err(Gf8Error::OutOfLatticeRange {
-                    coordinate,
-                    value,
-                    limit: E8Point::INPUT_LIMIT,
-                });
-            }
+        match nearest_fast(coords) {
+            Some(doubled) => Ok(E8Point { doubled }),
+            None => nearest_exact(coords),
         }
-        // Exact: an f32 widens to f64 exactly, and subtracting ½ from a
-        // value of magnitude ≤ 2^22 needs at most 53 significant bits
-        // unless the value is tiny, where the rounding error is irrelevant.
-        let x = coords.map(f64::from);
-        let integer = round_to_d8(&x);
-        let half = round_to_d8(&x.map(|v| v - 0.5));
+    }
 
-        // Doubled coordinates: `2a` for the integer candidate, `2b + 1` for
-        // the half-integer one. Every candidate coordinate is within 1 of its
-        // input, so within ±(2^22 + 1): the casts are exact.
-        let integer: [i32; 8] = integer.map(|a| (2 * a) as i32);
-        let half: [i32; 8] = half.map(|b| (2 * b + 1) as i32);
-        let integer_distance = doubled_distance_sq(&x, &integer);
-        let half_distance = doubled_distance_sq(&x, &half);
-        let doubled = if integer_distance <= half_distance {
-            integer
-        } else {
-            half
-        };
-        Ok(E8Point { doubled })
+    /// The point with these doubled coordinates, unchecked: for the batch
+    /// kernels, whose results are in E8 and in range by construction.
+    #[inline]
+    pub(crate) const fn from_doubled_unchecked(doubled: [i32; 8]) -> E8Point {
+        E8Point { doubled }
     }
 
     /// The point with these doubled coordinates (`2 · coordinate`), after
@@ -382,6 +375,347 @@ impl E8Point {
     }
 }
 
+/// Bits of [`E8Point::INPUT_LIMIT`]: a coordinate whose magnitude has
+/// larger bits (as an `f32` without its sign) is out of range, infinite or
+/// NaN.
+pub(crate) const INPUT_LIMIT_BITS: u32 = 0x4A80_0000;
+
+/// Bits of 2^-24: a non-zero coordinate below this magnitude sends the
+/// vector to the `f64` decoder (see [`nearest_fast`]).
+pub(crate) const TINY_BITS: u32 = 0x3380_0000;
+
+/// When the two candidates' squared distances (as [`nearest_fast`] computes
+/// their difference in `f32`) are this close, the `f64` decoder decides.
+pub(crate) const TIE_MARGIN: f32 = 1.0 / 16384.0;
+
+/// The Conway–Sloane decoder in `f32`, or `None` when it cannot vouch for
+/// giving exactly [`nearest_exact`]'s answer: a coordinate is out of range,
+/// not finite, or tiny (magnitude below 2^-24 but not zero), or the two
+/// candidates are within [`TIE_MARGIN`] of a tie.
+///
+/// Why the answer is the `f64` decoder's. For every coordinate `v` of
+/// magnitude 0 or at least 2^-24 (and at most 2^22):
+///
+/// - `a = round(v)` (halves away from zero) and `r = v − a` are exact in
+///   `f32`, as in `f64`; so are the integer candidate's rounding errors
+///   `δ = |r|`, its re-rounded index (the first largest `δ`) and direction
+///   (`r ≥ 0` goes up).
+/// - `v − ½` is exact in `f64` (at most 50 significant bits), so the `f64`
+///   decoder's half-integer coordinate is the nearest half-integer `h` to
+///   `v`, with integers going up from 1 and down from 0: `h = a + ½` when
+///   `r > 0` or (`r = 0` and `a > 0`), else `a − ½`. Its rounding error is
+///   exactly `½ − δ`, so the re-rounded index is the first smallest `δ`, and
+///   the direction is up unless `h = a + ½ > v`.
+/// - The squared distance of the integer candidate is `Σδ² + [Σa odd]·(1 −
+///   2·max δ)`, that of the other `Σ(½ − δ)² + [Σ(h − ½) odd]·2·min δ`; their
+///   difference is the linear expression below, whose terms are all in
+///   `[−2, 4]`, so its `f32` rounding error is below 2^-19. The `f64`
+///   decoder's own distances are within 2^-45 of the exact ones (each at
+///   most 2). So when the `f32` difference is more than [`TIE_MARGIN`]
+///   (2^-14) from zero, both decoders see the same sign.
+///
+/// On x86-64 this runs [`sse2::nearest_fast`] (SSE2 is part of the
+/// baseline target, so it needs no detection); elsewhere
+/// [`nearest_fast_portable`]. The two are the same algorithm, and a test
+/// holds them to identical answers.
+#[inline]
+pub(crate) fn nearest_fast(x: &[f32; 8]) -> Option<[i32; 8]> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of every x86-64 target (the baseline), the
+        // only feature `sse2::nearest_fast` is compiled for.
+        unsafe { sse2::nearest_fast(x) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        nearest_fast_portable(x)
+    }
+}
+
+/// [`nearest_fast`] in plain Rust, one coordinate at a time.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
+fn nearest_fast_portable(x: &[f32; 8]) -> Option<[i32; 8]> {
+    let mut max_bits = 0u32;
+    let mut min_bits_minus_one = u32::MAX;
+    for &v in x {
+        let bits = v.to_bits() & 0x7FFF_FFFF;
+        max_bits = max_bits.max(bits);
+        min_bits_minus_one = min_bits_minus_one.min(bits.wrapping_sub(1));
+    }
+    if max_bits > INPUT_LIMIT_BITS || min_bits_minus_one < TINY_BITS - 1 {
+        return None;
+    }
+
+    // Straight-line code over the eight coordinates, with selects rather
+    // than branches (the outcomes are data dependent), so that the compiler
+    // keeps it in vector registers.
+    //
+    // `v + 1.5·2^23` rounds `v` (|v| ≤ 2^22) to an integer, ties to even,
+    // exactly; its bits minus those of 1.5·2^23 are that integer. A tie
+    // that went towards zero (`r = ±½` with the sign of `v`) moves away.
+    let mut a = [0i32; 8];
+    let mut r = [0.0f32; 8];
+    for k in 0..8 {
+        let v = x[k];
+        let shifted = v + ROUNDING_SHIFT;
+        let even = shifted - ROUNDING_SHIFT;
+        let rk = v - even;
+        let away = i32::from((rk == 0.5) & (v > 0.0)) - i32::from((rk == -0.5) & (v < 0.0));
+        a[k] = (shifted.to_bits() as i32 - ROUNDING_SHIFT.to_bits() as i32) + away;
+        r[k] = rk - away as f32;
+    }
+    let delta = r.map(f32::abs);
+    // Whether the nearest half-integer is above: `r > 0`, or `v` an
+    // integer from 1 up.
+    let up: [i32; 8] =
+        core::array::from_fn(|k| i32::from((r[k] > 0.0) | ((r[k] == 0.0) & (a[k] > 0))));
+    let sum_delta = ((delta[0] + delta[4]) + (delta[2] + delta[6]))
+        + ((delta[1] + delta[5]) + (delta[3] + delta[7]));
+    let max_delta = max8(&delta);
+    let min_delta = -max8(&delta.map(|d| -d));
+    let max_k = first_equal(&delta, max_delta);
+    let min_k = first_equal(&delta, min_delta);
+    let sum_a: i32 = a.iter().sum();
+    let ups: i32 = up.iter().sum();
+    // Σ(h − ½) = Σa − (number of coordinates that go down) ≡ Σa + ups.
+    let odd_integer = sum_a & 1;
+    let odd_half = (sum_a + ups) & 1;
+    // Multiplying by 0 or 1 is exact, and cheaper than a branch.
+    let difference = sum_delta - 2.0 + odd_integer as f32 * (1.0 - 2.0 * max_delta)
+        - odd_half as f32 * (2.0 * min_delta);
+    // (Finite: every input coordinate is in range.)
+    if difference.abs() <= TIE_MARGIN {
+        return None;
+    }
+    // The winner: `half` is 1 for the half-integer candidate, 0 for the
+    // integer one; each coordinate is `2a`, plus ±1 for the half-integers,
+    // and the re-rounded one moves by ±2.
+    let half = i32::from(difference > 0.0);
+    let flip_k = select(half != 0, min_k, max_k);
+    let odd = select(half != 0, odd_half, odd_integer);
+    let goes_up = select(
+        half != 0,
+        (up[flip_k] == 0) | (r[flip_k] >= 0.5),
+        r[flip_k] >= 0.0,
+    );
+    let flip = odd * select(goes_up, 2, -2);
+    let doubled: [i32; 8] =
+        core::array::from_fn(|k| 2 * a[k] + half * (2 * up[k] - 1) + select(k == flip_k, flip, 0));
+    Some(doubled)
+}
+
+/// [`nearest_fast`] with SSE2 (the x86-64 baseline): the eight coordinates
+/// in two registers, the reductions by shuffles and `movmskps`.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use core::arch::x86_64::{
+        __m128, __m128i, _mm_add_epi32, _mm_add_ps, _mm_and_ps, _mm_castps_si128, _mm_castsi128_ps,
+        _mm_cmpeq_ps, _mm_cmpgt_epi32, _mm_cmpgt_ps, _mm_cmplt_ps, _mm_cmpnle_ps, _mm_cvtepi32_ps,
+        _mm_cvtss_f32, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_movemask_ps,
+        _mm_or_ps, _mm_or_si128, _mm_set1_epi32, _mm_set1_ps, _mm_setzero_ps, _mm_setzero_si128,
+        _mm_shuffle_ps, _mm_srli_epi32, _mm_sub_epi32, _mm_sub_ps,
+    };
+
+    use super::{E8Point, TIE_MARGIN};
+
+    /// The two halves' lanes as an 8-bit mask (bit `k`: coordinate `k`).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn mask8(low: __m128, high: __m128) -> u32 {
+        (_mm_movemask_ps(low) | (_mm_movemask_ps(high) << 4)) as u32
+    }
+
+    /// The largest (or smallest) lane of `low` and `high`, in every lane.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn extreme(low: __m128, high: __m128, largest: bool) -> __m128 {
+        let pick = |p: __m128, q: __m128| {
+            if largest {
+                _mm_max_ps(p, q)
+            } else {
+                _mm_min_ps(p, q)
+            }
+        };
+        let m = pick(low, high);
+        let m = pick(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
+        pick(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m))
+    }
+
+    /// See [`super::nearest_fast`]; the same steps, lane-parallel.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(super) fn nearest_fast(x: &[f32; 8]) -> Option<[i32; 8]> {
+        let [low, high]: [__m128; 2] = bytemuck::cast(*x);
+        let abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFF_FFFF));
+        let (abs_low, abs_high) = (_mm_and_ps(low, abs_mask), _mm_and_ps(high, abs_mask));
+        // Out of range, infinite or NaN (`!(|v| ≤ limit)`), or tiny.
+        let limit = _mm_set1_ps(E8Point::INPUT_LIMIT);
+        let tiny = _mm_set1_ps(f32::from_bits(super::TINY_BITS));
+        let zero = _mm_setzero_ps();
+        let leave = |a: __m128| {
+            _mm_or_ps(
+                _mm_cmpnle_ps(a, limit),
+                _mm_and_ps(_mm_cmplt_ps(a, tiny), _mm_cmpgt_ps(a, zero)),
+            )
+        };
+        if mask8(leave(abs_low), leave(abs_high)) != 0 {
+            return None;
+        }
+
+        // Round halves away from zero: truncate, then add the truncation
+        // of twice the fractional part (exact for |v| ≤ 2^22).
+        let round = |v: __m128| -> (__m128i, __m128) {
+            let t = _mm_cvttps_epi32(v);
+            let f = _mm_sub_ps(v, _mm_cvtepi32_ps(t));
+            let adjust = _mm_cvttps_epi32(_mm_add_ps(f, f));
+            (
+                _mm_add_epi32(t, adjust),
+                _mm_sub_ps(f, _mm_cvtepi32_ps(adjust)),
+            )
+        };
+        let (a_low, r_low) = round(low);
+        let (a_high, r_high) = round(high);
+        let (delta_low, delta_high) = (_mm_and_ps(r_low, abs_mask), _mm_and_ps(r_high, abs_mask));
+        // Up: `r > 0`, or `r = +0` and `a > 0` (see the AVX2 kernel).
+        let up = |a: __m128i, r: __m128| {
+            let zero = _mm_setzero_si128();
+            let a_positive = _mm_srli_epi32::<31>(_mm_sub_epi32(zero, a));
+            _mm_cmpgt_epi32(_mm_or_si128(_mm_castps_si128(r), a_positive), zero)
+        };
+        let (up_low, up_high) = (up(a_low, r_low), up(a_high, r_high));
+
+        let sum = _mm_add_ps(delta_low, delta_high);
+        let sum = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
+        let sum_delta = _mm_cvtss_f32(sum) + _mm_cvtss_f32(_mm_shuffle_ps::<1>(sum, sum));
+        let max = extreme(delta_low, delta_high, true);
+        let min = extreme(delta_low, delta_high, false);
+        let max_k = mask8(_mm_cmpeq_ps(delta_low, max), _mm_cmpeq_ps(delta_high, max))
+            .trailing_zeros() as usize
+            & 7;
+        let min_k = mask8(_mm_cmpeq_ps(delta_low, min), _mm_cmpeq_ps(delta_high, min))
+            .trailing_zeros() as usize
+            & 7;
+        let (max_delta, min_delta) = (_mm_cvtss_f32(max), _mm_cvtss_f32(min));
+        // Parities: of Σa (the low bits' XOR), and of Σa + (number up).
+        let a: [i32; 8] = bytemuck::cast([a_low, a_high]);
+        let parity_a = a.iter().fold(0, |p, &ak| p ^ ak) & 1;
+        let ups = mask8(_mm_castsi128_ps(up_low), _mm_castsi128_ps(up_high));
+        let odd_integer = parity_a;
+        let odd_half = parity_a ^ (ups.count_ones() as i32 & 1);
+        let difference = sum_delta - 2.0 + odd_integer as f32 * (1.0 - 2.0 * max_delta)
+            - odd_half as f32 * (2.0 * min_delta);
+        // (Finite: every input coordinate is in range.)
+        if difference.abs() <= TIE_MARGIN {
+            return None;
+        }
+
+        // The candidates: `2a`, and `2a ± 1` (`up | 1` is −1 up, 1 down).
+        let half = difference > 0.0;
+        let one = _mm_set1_epi32(1);
+        let pick = |a: __m128i, up: __m128i| {
+            let twice = _mm_add_epi32(a, a);
+            if half {
+                _mm_sub_epi32(twice, _mm_or_si128(up, one))
+            } else {
+                twice
+            }
+        };
+        let mut doubled: [i32; 8] = bytemuck::cast([pick(a_low, up_low), pick(a_high, up_high)]);
+        let r: [f32; 8] = bytemuck::cast([r_low, r_high]);
+        let (flip_k, odd) = if half {
+            (min_k, odd_half)
+        } else {
+            (max_k, odd_integer)
+        };
+        let goes_up = if half {
+            ups & (1 << flip_k) == 0 || r[flip_k] >= 0.5
+        } else {
+            r[flip_k] >= 0.0
+        };
+        doubled[flip_k] += odd * if goes_up { 2 } else { -2 };
+        Some(doubled)
+    }
+}
+
+/// 1.5 · 2^23: adding it to an `f32` of magnitude at most 2^22 rounds that
+/// to an integer (ties to even), exactly.
+pub(crate) const ROUNDING_SHIFT: f32 = 12_582_912.0;
+
+/// The largest of eight numbers (none NaN), as a tree.
+#[inline(always)]
+fn max8(x: &[f32; 8]) -> f32 {
+    // Selects rather than `f32::max`, whose NaN rule costs instructions.
+    let max = |a: f32, b: f32| select(a > b, a, b);
+    let m = [
+        max(x[0], x[4]),
+        max(x[1], x[5]),
+        max(x[2], x[6]),
+        max(x[3], x[7]),
+    ];
+    max(max(m[0], m[2]), max(m[1], m[3]))
+}
+
+/// The first index `k` with `x[k] == value` (which one of them is).
+#[inline(always)]
+fn first_equal(x: &[f32; 8], value: f32) -> usize {
+    let mut mask = 0u32;
+    for (k, &v) in x.iter().enumerate() {
+        mask |= u32::from(v == value) << k;
+    }
+    // `value` is one of `x`, so `mask` is not zero; `& 7` keeps the index
+    // in bounds for the compiler.
+    (mask.trailing_zeros() & 7) as usize
+}
+
+/// `if condition { a } else { b }`, meant to compile to a conditional move.
+#[inline(always)]
+fn select<T>(condition: bool, a: T, b: T) -> T {
+    if condition {
+        a
+    } else {
+        b
+    }
+}
+
+/// The Conway–Sloane decoder in `f64`, with the input checks: the
+/// definition of [`E8Point::nearest`], and its path for the inputs
+/// [`nearest_fast`] leaves.
+#[cold]
+#[inline(never)]
+pub(crate) fn nearest_exact(coords: &[f32; 8]) -> Result<E8Point, Gf8Error> {
+    check_finite(coords)?;
+    for (coordinate, &value) in coords.iter().enumerate() {
+        if value.abs() > E8Point::INPUT_LIMIT {
+            return Err(Gf8Error::OutOfLatticeRange {
+                coordinate,
+                value,
+                limit: E8Point::INPUT_LIMIT,
+            });
+        }
+    }
+    // Exact: an f32 widens to f64 exactly, and subtracting ½ from a
+    // value of magnitude ≤ 2^22 needs at most 53 significant bits
+    // unless the value is tiny (then the rounding decides, as defined).
+    let x = coords.map(f64::from);
+    let integer = round_to_d8(&x);
+    let half = round_to_d8(&x.map(|v| v - 0.5));
+
+    // Doubled coordinates: `2a` for the integer candidate, `2b + 1` for
+    // the half-integer one. Every candidate coordinate is within 1 of its
+    // input, so within ±(2^22 + 1): the casts are exact.
+    let integer: [i32; 8] = integer.map(|a| (2 * a) as i32);
+    let half: [i32; 8] = half.map(|b| (2 * b + 1) as i32);
+    let integer_distance = doubled_distance_sq(&x, &integer);
+    let half_distance = doubled_distance_sq(&x, &half);
+    let doubled = if integer_distance <= half_distance {
+        integer
+    } else {
+        half
+    };
+    Ok(E8Point { doubled })
+}
+
 /// Rounds to the nearest point of D8 (integers with an even sum).
 ///
 /// Round every coordinate (halves away from zero); if the sum is odd,
@@ -476,6 +810,41 @@ impl fmt::Display for E8Point {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn sse2_and_portable_fast_paths_agree() {
+        // A deterministic spread of inputs: scales from 2^-30 to 2^22,
+        // quarter-integer grids, tiny values, and bad ones.
+        let mut state = 0x5EED_u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            state >> 11
+        };
+        let mut fast = 0;
+        for n in 0..400_000 {
+            let x: [f32; 8] = core::array::from_fn(|_| {
+                let u = next();
+                let unit = (u >> 11) as f32 / (1u64 << 42) as f32 - 1.0;
+                match n % 5 {
+                    0 => unit * 2f32.powi((u % 53) as i32 - 30),
+                    1 => ((u % 33) as f32 - 16.0) * 0.25,
+                    2 => [0.0, -0.0, 1e-30, 0.5, -0.5, 2f32.powi(-24)][(u % 6) as usize],
+                    3 => f32::from_bits(u as u32),
+                    _ => unit * 4.0,
+                }
+            });
+            let portable = nearest_fast_portable(&x);
+            assert_eq!(nearest_fast(&x), portable, "{x:?}");
+            if let Some(doubled) = portable {
+                assert_eq!(Ok(E8Point { doubled }), nearest_exact(&x), "{x:?}");
+                fast += 1;
+            }
+        }
+        assert!(fast > 150_000, "{fast}");
+    }
 
     #[test]
     fn roots_are_the_norm_two_points() {

@@ -3,8 +3,14 @@
 //! `validate`, bit-identical `normalize` and `dot`, identical root codes,
 //! on adversarial inputs, every tail length, and random inputs.
 
+mod common;
+#[path = "common/lattice_probes.rs"]
+mod lattice_probes;
+#[path = "common/old_lattice.rs"]
+mod old_lattice;
+
 use hydron_core::batch::{self, Backend};
-use hydron_core::{E8Point, E8Root, Gf8, Gf8Error, E8_ROOTS};
+use hydron_core::{BatchError, E8Point, E8Root, Gf8, Gf8Error, E8_ROOTS};
 use proptest::prelude::*;
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
@@ -446,6 +452,98 @@ fn lattice_points_match_the_scalar_method_on_every_backend() {
     let mut out = vec![E8Point::ORIGIN; arrays.len()];
     let err = batch::nearest_lattice_points_into(&arrays, &mut out).unwrap_err();
     assert_eq!(err.index, 13);
+}
+
+/// Every backend's lattice kernel on `arrays` against the old decoder, one
+/// vector at a time: identical points, and on error the first bad vector's
+/// index and error.
+fn compare_lattice(arrays: &[[f32; 8]]) {
+    let expected: Result<Vec<[i32; 8]>, BatchError> = arrays
+        .iter()
+        .enumerate()
+        .map(|(index, x)| old_lattice::old_nearest(x).map_err(|error| BatchError { index, error }))
+        .collect();
+    for backend in backends() {
+        let mut out = vec![E8Point::ORIGIN; arrays.len()];
+        let result = backend.nearest_lattice_points_into(arrays, &mut out);
+        match &expected {
+            Ok(points) => {
+                assert_eq!(result, Ok(()), "{backend}");
+                let got: Vec<[i32; 8]> = out.iter().map(|p| p.doubled()).collect();
+                if &got != points {
+                    let i = (0..got.len()).find(|&i| got[i] != points[i]).unwrap();
+                    panic!(
+                        "{backend}: vector {i} of {}: {:?} ({:x?}) gives {:?}, the old decoder {:?}",
+                        arrays.len(),
+                        arrays[i],
+                        arrays[i].map(f32::to_bits),
+                        got[i],
+                        points[i]
+                    );
+                }
+            }
+            Err(error) => assert_eq!(result, Err(*error), "{backend}"),
+        }
+    }
+}
+
+#[test]
+fn lattice_kernels_are_identical_to_the_old_decoder_on_every_backend() {
+    // Half a million probes (ties, tiny values, range limits, errors) in
+    // batches of varied lengths, so that every tail length is exercised; a
+    // third of the batches get one bad vector at a random position (a
+    // batch stops there, so the rest are kept clean).
+    let (clean, bad): (Vec<[f32; 8]>, Vec<[f32; 8]>) =
+        lattice_probes::probe_inputs(0xBA7C4, 500_000)
+            .into_iter()
+            .partition(|x| old_lattice::old_nearest(x).is_ok());
+    assert!(bad.len() > 10_000 && clean.len() > 400_000);
+    let mut rng = Rng(77);
+    let mut start = 0;
+    let mut bad = bad.iter().cycle();
+    while start < clean.len() {
+        let len = (1 + rng.below(200)).min(clean.len() - start);
+        let mut arrays = clean[start..start + len].to_vec();
+        if rng.below(3) == 0 {
+            arrays[rng.below(len)] = *bad.next().unwrap();
+        }
+        compare_lattice(&arrays);
+        start += len;
+    }
+}
+
+#[test]
+fn lattice_kernels_agree_on_random_batches_at_every_scale() {
+    let mut rng = common::SplitMix64(0x1A77);
+    for exponent in -30..=22 {
+        let scale = 2f64.powi(exponent);
+        let arrays: Vec<[f32; 8]> = (0..1000 + exponent.unsigned_abs() as usize)
+            .map(|_| core::array::from_fn(|_| (rng.symmetric() * scale) as f32))
+            .collect();
+        compare_lattice(&arrays);
+    }
+}
+
+#[test]
+fn nearest_roots_of_huge_vectors_agree_on_every_backend() {
+    // Coordinates near f32::MAX overflow the scores; every backend hands
+    // those lanes to the rescaling scalar code, at every position.
+    let mut rng = Rng(0x0B16);
+    let mut arrays: Vec<[f32; 8]> = (0..64).map(|_| rng.array().map(|c| c * f32::MAX)).collect();
+    arrays.extend((0..64).map(|_| rng.array()));
+    arrays.push([3e38; 8]);
+    arrays.push([f32::MAX, -f32::MAX, f32::MAX, 0.0, 1.0, -1.0, f32::NAN, 0.0]);
+    for i in 0..8 {
+        let mut x = [0.5f32; 8];
+        x[i] = f32::INFINITY;
+        arrays.push(x);
+    }
+    compare_all(&arrays);
+    let vectors: Vec<Gf8> = arrays.iter().map(|a| Gf8::new_unchecked(*a)).collect();
+    for (v, root) in vectors.iter().zip(batch::nearest_roots(&vectors)).take(64) {
+        let scaled = Gf8::new_unchecked(v.to_array().map(|c| c * 2f32.powi(-100)));
+        assert_eq!(root, scaled.nearest_root(), "{v:?}");
+    }
 }
 
 #[test]

@@ -231,7 +231,45 @@ fn zero_vector_has_code_zero() {
     assert_eq!(negative_zero.nearest_root().code(), 3);
 }
 
+#[test]
+fn nearest_root_of_huge_coordinates_does_not_overflow() {
+    // The scores sum up to eight magnitudes; near f32::MAX they used to
+    // overflow to ∞ = ∞, and the integer-type root 0 won every time.
+    let v = Gf8::new_unchecked([3e38; 8]);
+    assert_eq!(v.nearest_root().code(), 112, "all positive: (½)^8");
+    assert_eq!(
+        v.nearest_root(),
+        Gf8::from_scalar(1.0).unwrap().nearest_root()
+    );
+    let w = Gf8::new_unchecked([f32::MAX, -f32::MAX, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(
+        w.nearest_root(),
+        Gf8::normalize([1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+            .unwrap()
+            .nearest_root()
+    );
+    // Non-finite input keeps its old (unscaled) answer.
+    let nan = Gf8::new_unchecked([f32::NAN, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    let _ = nan.nearest_root();
+}
+
 proptest! {
+    #[test]
+    fn nearest_root_of_huge_vectors_is_that_of_the_scaled_down_vector(
+        x in proptest::array::uniform8(-1.0f32..1.0),
+        exponent in 100i32..128,
+    ) {
+        // Scaling by a power of two is exact (nothing underflows here), so
+        // the direction and the answer must not change.
+        let huge = x.map(|c| c * 2f32.powi(exponent));
+        prop_assume!(huge.iter().all(|c| c.is_finite()));
+        let scaled = huge.map(|c| c * 2f32.powi(-100));
+        prop_assert_eq!(
+            Gf8::new_unchecked(huge).nearest_root(),
+            Gf8::new_unchecked(scaled).nearest_root()
+        );
+    }
+
     #[test]
     fn nearest_root_is_optimal(x in proptest::array::uniform8(-1.0f32..1.0)) {
         let v = Gf8::normalize(x).unwrap();

@@ -1,6 +1,10 @@
 //! `E8Point::nearest` against an exhaustive search over nearby lattice points.
 
 mod common;
+#[path = "common/lattice_probes.rs"]
+mod lattice_probes;
+#[path = "common/old_lattice.rs"]
+mod old_lattice;
 
 use hydron_core::{E8Point, Gf8Error};
 use proptest::prelude::*;
@@ -199,7 +203,116 @@ fn out_of_range_and_non_finite_inputs_are_errors() {
     );
 }
 
+/// Compares the decoder with the old one on `inputs`, doubled coordinates
+/// and errors both.
+fn assert_same_as_old(inputs: &[[f32; 8]]) {
+    for x in inputs {
+        let new = E8Point::nearest(x).map(|p| p.doubled());
+        assert_eq!(
+            new,
+            old_lattice::old_nearest(x),
+            "{x:?} ({:x?})",
+            x.map(f32::to_bits)
+        );
+    }
+}
+
+#[test]
+fn nearest_is_identical_to_the_old_decoder_on_two_million_probes() {
+    // Debug builds run the tests: two million inputs take a few seconds.
+    let inputs = lattice_probes::probe_inputs(0xD1FF, 2_000_000);
+    assert_same_as_old(&inputs);
+}
+
+#[test]
+fn nearest_is_identical_to_the_old_decoder_at_many_scales() {
+    let mut rng = SplitMix64(0x5CA1E);
+    let mut inputs = Vec::new();
+    for exponent in -40..=22 {
+        let scale = 2f64.powi(exponent);
+        for _ in 0..4_000 {
+            inputs.push(core::array::from_fn(|_| (rng.symmetric() * scale) as f32));
+        }
+    }
+    assert_same_as_old(&inputs);
+}
+
+#[test]
+fn nearest_is_identical_to_the_old_decoder_on_ties() {
+    let mut inputs = Vec::new();
+    // Every vector of halves and quarters in a small box: exact ties
+    // between the cosets, within a coset, and half-integer coordinates.
+    for code in 0..5u32.pow(8) {
+        let mut c = code;
+        inputs.push(core::array::from_fn(|_| {
+            let digit = c % 5;
+            c /= 5;
+            digit as f32 * 0.25 - 0.5
+        }));
+    }
+    // The same grid shifted far out, where the fast path meets large
+    // magnitudes, and next to the range limit.
+    let far: Vec<[f32; 8]> = inputs
+        .iter()
+        .step_by(7)
+        .flat_map(|x| {
+            [
+                x.map(|v| v + 1000.0),
+                x.map(|v| v - 2f32.powi(21)),
+                x.map(|v| (E8Point::INPUT_LIMIT - 0.5 + v).min(E8Point::INPUT_LIMIT)),
+                x.map(|v| -(E8Point::INPUT_LIMIT - 0.5 + v).min(E8Point::INPUT_LIMIT)),
+            ]
+        })
+        .collect();
+    inputs.extend(far);
+    // Zeros of both signs and tiny values next to halves.
+    for bits in 0..256u32 {
+        inputs.push(core::array::from_fn(|k| match (bits >> k) & 1 {
+            0 => -0.0,
+            _ => 0.5,
+        }));
+        inputs.push(core::array::from_fn(|k| match (bits >> k) & 1 {
+            0 => 1e-30,
+            _ => -0.5,
+        }));
+        inputs.push(core::array::from_fn(|k| match (bits >> k) & 1 {
+            0 => -2f32.powi(-24),
+            _ => 0.5 + f32::EPSILON,
+        }));
+    }
+    assert_same_as_old(&inputs);
+}
+
+#[test]
+fn nearest_reports_the_old_errors() {
+    let mut x = [0.25f32; 8];
+    for (k, bad) in [
+        f32::NAN,
+        f32::INFINITY,
+        -f32::MAX,
+        4_194_304.5,
+        -4_194_304.5,
+        f32::from_bits(E8Point::INPUT_LIMIT.to_bits() + 1),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        x[k] = bad;
+        // A later NaN still wins over an earlier range error, as before.
+        let mut y = x;
+        y[7] = f32::NAN;
+        assert_same_as_old(&[x, y]);
+        x[k] = 0.25;
+    }
+}
+
 proptest! {
+    #[test]
+    fn nearest_is_identical_to_the_old_decoder_for_any_bits(bits in proptest::array::uniform8(any::<u32>())) {
+        let x = bits.map(f32::from_bits);
+        prop_assert_eq!(E8Point::nearest(&x).map(|p| p.doubled()), old_lattice::old_nearest(&x));
+    }
+
     #[test]
     fn nearest_is_optimal_for_any_input(x in proptest::array::uniform8(-20.0f32..20.0)) {
         check_nearest(&x);

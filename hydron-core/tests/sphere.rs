@@ -295,7 +295,270 @@ fn weighted_mean_matches_repeated_points() {
     assert!(dropped.geodesic_distance(a.slerp(b, 0.5)) < 1e-6);
 }
 
+/// The weighted Fréchet function `Σ w_i d(m, p_i)²` in `f64`, on exact
+/// unit `f64` vectors (independent of the crate's geometry).
+fn frechet64(m: &[f64; 8], points: &[([f64; 8], f64)]) -> f64 {
+    points
+        .iter()
+        .map(|(p, w)| {
+            let diff: f64 = (0..8).map(|k| (m[k] - p[k]).powi(2)).sum::<f64>().sqrt();
+            let sum: f64 = (0..8).map(|k| (m[k] + p[k]).powi(2)).sum::<f64>().sqrt();
+            let theta = 2.0 * diff.atan2(sum);
+            w * theta * theta
+        })
+        .sum()
+}
+
+fn unit64(v: Gf8) -> [f64; 8] {
+    let x = v.to_array().map(f64::from);
+    let n = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    x.map(|v| v / n)
+}
+
+/// A brute-force minimizer of the Fréchet function over the unit sphere of
+/// the span of e0, e1, e2 (where every test set below lies, so the mean
+/// does too): a grid over the sphere, then grids shrinking around the best
+/// point until the step is below 1e-10 radians.
+fn oracle_mean_3d(points: &[(Gf8, f32)]) -> [f64; 8] {
+    let points: Vec<([f64; 8], f64)> = points
+        .iter()
+        .map(|&(p, w)| (unit64(p), f64::from(w)))
+        .collect();
+    let at = |polar: f64, azimuth: f64| -> [f64; 8] {
+        let mut m = [0.0; 8];
+        m[0] = polar.sin() * azimuth.cos();
+        m[1] = polar.sin() * azimuth.sin();
+        m[2] = polar.cos();
+        m
+    };
+    let (mut best_polar, mut best_azimuth, mut best) = (0.0, 0.0, f64::INFINITY);
+    for i in 0..=180 {
+        for j in 0..360 {
+            let (polar, azimuth) = (PI * f64::from(i) / 180.0, 2.0 * PI * f64::from(j) / 360.0);
+            let f = frechet64(&at(polar, azimuth), &points);
+            if f < best {
+                (best_polar, best_azimuth, best) = (polar, azimuth, f);
+            }
+        }
+    }
+    let mut step = PI / 180.0;
+    while step > 1e-10 {
+        let (centre_polar, centre_azimuth) = (best_polar, best_azimuth);
+        for i in -10..=10 {
+            for j in -10..=10 {
+                let polar = centre_polar + step * f64::from(i) / 5.0;
+                let azimuth = centre_azimuth + step * f64::from(j) / 5.0;
+                let f = frechet64(&at(polar, azimuth), &points);
+                if f < best {
+                    (best_polar, best_azimuth, best) = (polar, azimuth, f);
+                }
+            }
+        }
+        step /= 4.0;
+    }
+    at(best_polar, best_azimuth)
+}
+
+fn angle_to(m: Gf8, oracle: &[f64; 8]) -> f64 {
+    let m = unit64(m);
+    let dot: f64 = (0..8).map(|k| m[k] * oracle[k]).sum();
+    let cross: f64 = (0..8)
+        .map(|k| (m[k] - dot * oracle[k]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    cross.atan2(dot)
+}
+
+/// The unit vector `cos θ · pole + sin θ · direction` (for a unit
+/// `direction` perpendicular to `pole`), rounded to `Gf8`.
+fn at_angle(pole: &[f64; 8], direction: &[f64; 8], theta: f64) -> Gf8 {
+    let x: [f32; 8] =
+        core::array::from_fn(|k| (theta.cos() * pole[k] + theta.sin() * direction[k]) as f32);
+    Gf8::normalize(x).unwrap()
+}
+
+#[test]
+fn mean_of_a_set_near_the_rim_converges() {
+    // The set of issue 10: every point within 1.55 rad of e0, so the mean
+    // is unique; the fixed-step iteration needed 244 steps and gave up.
+    let (c, s) = (1.55f32.cos(), 1.55f32.sin());
+    let p1 = Gf8::normalize([c, s, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).unwrap();
+    let p2 = Gf8::normalize([c, -s, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).unwrap();
+    let p3 = Gf8::normalize([c, 0.0, s, 0.0, 0.0, 0.0, 0.0, 0.0]).unwrap();
+    let set = [(p1, 1.0), (p2, 1.0), (p3, 0.1)];
+    let mean = Gf8::weighted_spherical_mean(&set).unwrap();
+    let oracle = oracle_mean_3d(&set);
+    assert!(angle_to(mean, &oracle) < 1e-6, "{mean:?} vs {oracle:?}");
+    assert!((f64::from(mean[0]) - 0.5377).abs() < 1e-4, "{mean:?}");
+    assert!(f64::from(mean[1]).abs() < 1e-6, "{mean:?}");
+    assert!((f64::from(mean[2]) - 0.8431).abs() < 1e-4, "{mean:?}");
+}
+
+#[test]
+fn means_at_the_rim_of_the_hemisphere_match_the_oracle() {
+    // Points at up to π/2 − 1e-3 from a pole, in the e0–e1–e2 sphere, with
+    // weights from 1e-3 to 1e3.
+    let mut state = 0x00DD_BA11_u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for trial in 0..12 {
+        let pole = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        let count = 2 + trial % 5;
+        let set: Vec<(Gf8, f32)> = (0..count)
+            .map(|_| {
+                let azimuth = 2.0 * PI * next();
+                let mut direction = [0.0; 8];
+                direction[1] = azimuth.cos();
+                direction[2] = azimuth.sin();
+                let theta = PI / 2.0 - 1e-3 - 0.2 * next() * f64::from(u8::from(trial % 2 == 0));
+                let weight = 10f64.powf(6.0 * next() - 3.0) as f32;
+                (at_angle(&pole, &direction, theta), weight)
+            })
+            .collect();
+        let mean = Gf8::weighted_spherical_mean(&set).unwrap_or_else(|e| panic!("{trial}: {e}"));
+        let oracle = oracle_mean_3d(&set);
+        assert!(
+            angle_to(mean, &oracle) < 1e-5,
+            "trial {trial}: {mean:?} vs {oracle:?}"
+        );
+    }
+}
+
+#[test]
+fn heavily_weighted_means_converge() {
+    let (c, s) = (1.5f32.cos(), 1.5f32.sin());
+    let p = Gf8::normalize([c, s, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).unwrap();
+    let q = Gf8::normalize([c, -s, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]).unwrap();
+    let r = Gf8::normalize([c, 0.0, s, 0.0, 0.0, 0.0, 0.0, 0.0]).unwrap();
+    for weights in [
+        [1e6, 1.0, 1.0],
+        [1.0, 1e-6, 1e6],
+        [f32::MAX, f32::MAX, 1.0],
+        [1e-30, 1e-30, 1e-31],
+        [1.0, 1.0, 1e-6],
+    ] {
+        let set = [(p, weights[0]), (q, weights[1]), (r, weights[2])];
+        let mean = Gf8::weighted_spherical_mean(&set).unwrap();
+        let oracle = oracle_mean_3d(&set);
+        assert!(
+            angle_to(mean, &oracle) < 1e-5,
+            "{weights:?}: {mean:?} vs {oracle:?}"
+        );
+    }
+}
+
+/// `Σ w_i log_m(p_i) / Σ w_i` in `f64`, from the crate's log map.
+fn weighted_gradient(mean: Gf8, set: &[(Gf8, f32)]) -> f64 {
+    let mut sum = [0.0f64; 8];
+    let mut total = 0.0;
+    for &(p, w) in set {
+        let v = mean.log_map(p);
+        for k in 0..8 {
+            sum[k] += f64::from(w) * f64::from(v[k]);
+        }
+        total += f64::from(w);
+    }
+    sum.iter().map(|x| x * x).sum::<f64>().sqrt() / total
+}
+
+#[test]
+fn mean_of_ten_thousand_points_near_the_rim() {
+    // 10 000 points in all eight dimensions, up to 1.5 rad from a pole,
+    // most of them far out; random weights.
+    let pole = unit64(Gf8::normalize([0.3, -0.2, 0.5, 0.1, -0.4, 0.2, 0.6, -0.1]).unwrap());
+    let mut state = 0xFEED_5EEDu64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let set: Vec<(Gf8, f32)> = (0..10_000)
+        .map(|_| {
+            let mut direction: [f64; 8] = core::array::from_fn(|_| next() - 0.5);
+            let along: f64 = (0..8).map(|k| direction[k] * pole[k]).sum();
+            for k in 0..8 {
+                direction[k] -= along * pole[k];
+            }
+            let n = direction.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let direction = direction.map(|v| v / n);
+            let theta = 1.5 * next().sqrt();
+            (at_angle(&pole, &direction, theta), (0.1 + next()) as f32)
+        })
+        .collect();
+    let mean = Gf8::weighted_spherical_mean(&set).unwrap();
+    assert!(weighted_gradient(mean, &set) < 1e-6);
+    // A local minimum: every nudge costs.
+    let points: Vec<([f64; 8], f64)> = set
+        .iter()
+        .map(|&(p, w)| (unit64(p), f64::from(w)))
+        .collect();
+    let m = unit64(mean);
+    let base = frechet64(&m, &points);
+    for k in 0..8 {
+        for sign in [1e-3, -1e-3] {
+            let mut moved = m;
+            moved[k] += sign;
+            let n = moved.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let moved = moved.map(|v| v / n);
+            assert!(frechet64(&moved, &points) >= base, "direction {k}");
+        }
+    }
+    // And the unweighted mean of the same points.
+    let plain: Vec<Gf8> = set.iter().map(|&(p, _)| p).collect();
+    let mean = Gf8::spherical_mean(&plain).unwrap();
+    assert!(gradient(mean, &plain) < 1e-6);
+}
+
+#[test]
+fn undefined_and_unconverged_means_are_different_errors() {
+    let z = Gf8::ZERO;
+    assert_eq!(Gf8::spherical_mean(&[z, z]), Err(Gf8Error::NoUniqueMean));
+    assert_eq!(
+        Gf8::weighted_spherical_mean(&[(e(0), 0.0), (e(1), 0.0)]),
+        Err(Gf8Error::NoUniqueMean)
+    );
+    assert_eq!(
+        Gf8::spherical_mean(&[e(3), -e(3)]),
+        Err(Gf8Error::NoUniqueMean)
+    );
+    let undefined = Gf8Error::NoUniqueMean.to_string();
+    let unconverged = Gf8Error::MeanDidNotConverge { iterations: 100 }.to_string();
+    assert!(undefined.contains("cancel out"), "{undefined}");
+    assert!(
+        unconverged.contains("did not converge within 100 steps"),
+        "{unconverged}"
+    );
+    assert_ne!(undefined, unconverged);
+}
+
 proptest! {
+    #[test]
+    fn means_inside_a_hemisphere_are_critical_points(
+        pole in unit_vector(),
+        tangents in proptest::collection::vec(proptest::array::uniform8(-1.0f32..1.0), 1..20),
+        reach in 0.5f64..1.5,
+        weights in proptest::collection::vec(0.01f32..100.0, 20),
+    ) {
+        // Points at up to `reach` (< π/2) from the pole, weighted.
+        let set: Vec<(Gf8, f32)> = tangents
+            .iter()
+            .zip(&weights)
+            .map(|(t, &w)| {
+                let length = t.iter().map(|v| f64::from(*v).powi(2)).sum::<f64>().sqrt().max(1e-3);
+                let scale = (reach * length.min(1.0) / length) as f32;
+                (pole.exp_map(t.map(|v| v * scale)).unwrap(), w)
+            })
+            .collect();
+        let mean = Gf8::weighted_spherical_mean(&set).unwrap();
+        prop_assert!(weighted_gradient(mean, &set) < 1e-6, "{:?}", mean);
+        prop_assert!((mean.norm() - 1.0).abs() < 1e-6);
+    }
+
     #[test]
     fn distance_is_symmetric_and_in_range(a in unit_vector(), b in unit_vector()) {
         let d = a.geodesic_distance(b);

@@ -22,26 +22,32 @@
 //! are taken in [`gf8::dot`](crate::gf8)'s pairwise order with separate
 //! multiplies and adds (no FMA contraction), `sqrt` and division are
 //! correctly rounded, and the nearest-root selection replays the scalar
-//! comparisons, strict `>`/`<` included, lane by lane.
+//! comparisons, strict `>`/`<` included, lane by lane. The lattice kernel
+//! runs the exact `f32` fast path of `E8Point::nearest` lane by lane and
+//! hands any block with a lane that path leaves to the scalar kernel, so its
+//! points and errors are identical too.
 
 use core::arch::x86_64::{
     __m128, __m256, __m256i, _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
-    _mm256_blend_ps, _mm256_blendv_ps, _mm256_castps256_ps128, _mm256_castps_si256,
-    _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_div_ps, _mm256_extractf128_ps, _mm256_max_epi32,
-    _mm256_min_epi32, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_si256, _mm256_permute2f128_ps,
-    _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps,
-    _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_ps, _mm256_slli_epi32,
-    _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_srlv_epi32,
-    _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm256_xor_si256,
-    _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+    _mm256_blend_ps, _mm256_blendv_epi8, _mm256_blendv_ps, _mm256_castps256_ps128,
+    _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32,
+    _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_extractf128_ps, _mm256_max_epi32,
+    _mm256_min_epi32, _mm256_min_epu32, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_si256,
+    _mm256_permute2f128_ps, _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps,
+    _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256,
+    _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32,
+    _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps,
+    _mm256_unpacklo_ps, _mm256_xor_si256, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
 };
 
+use core::arch::x86_64::{_mm256_cvttps_epi32, _mm256_round_ps};
 use core::mem::MaybeUninit;
 
 use super::scalar;
 use crate::e8::{INTEGER_ROOT_COUNT, INV_SQRT_8};
 use crate::gf8::NORM_SQ_TOLERANCE;
-use crate::{BatchError, E8Root, Gf8};
+use crate::lattice::{INPUT_LIMIT_BITS, TIE_MARGIN, TINY_BITS};
+use crate::{BatchError, E8Point, E8Root, Gf8};
 
 /// Proof that this CPU has AVX2 and FMA: the only way into the kernels.
 ///
@@ -104,6 +110,18 @@ impl Avx2Fma {
     pub(crate) fn nearest_roots_into(self, vectors: &[Gf8], out: &mut [E8Root]) {
         // SAFETY: as in `validate`: detection found AVX2 and FMA.
         unsafe { nearest_roots_into_avx2(vectors, out) }
+    }
+
+    /// [`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into);
+    /// `out` has the length of `arrays`.
+    #[inline]
+    pub(crate) fn nearest_lattice_points_into(
+        self,
+        arrays: &[[f32; 8]],
+        out: &mut [E8Point],
+    ) -> Result<(), BatchError> {
+        // SAFETY: as in `validate`: detection found AVX2 and FMA.
+        unsafe { nearest_lattice_points_into_avx2(arrays, out) }
     }
 }
 
@@ -340,7 +358,14 @@ fn dot_into_avx2(query: Gf8, many: &[Gf8], out: &mut [f32]) {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn transpose(block: &Block) -> [__m256; 8] {
-    let rows = load_block(block);
+    transpose_registers(load_block(block))
+}
+
+/// The 8×8 transpose of eight registers (its own inverse: columns back to
+/// rows as well as rows to columns).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn transpose_registers(rows: [__m256; 8]) -> [__m256; 8] {
     // [low half of row i | low half of row i + 4] and the same for the high
     // halves (LLVM folds these into `vinsertf128` from memory).
     let mut low = [rows[0]; 4];
@@ -381,7 +406,7 @@ fn splat_index(k: i32) -> __m256 {
 /// lane by lane, with the same comparisons in the same order.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn nearest_root_codes(x: &[__m256; 8]) -> __m256i {
+fn nearest_root_codes(x: &[__m256; 8]) -> (__m256i, i32) {
     let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFF_FFFF));
     let mut abs = *x;
     // Bit k of `negatives`: coordinate k has its sign bit set (−0.0 too).
@@ -473,11 +498,18 @@ fn nearest_root_codes(x: &[__m256; 8]) -> __m256i {
     );
 
     let integer_wins = _mm256_cmp_ps::<_CMP_GE_OQ>(integer_score, half_score);
-    _mm256_castps_si256(_mm256_blendv_ps(
+    let codes = _mm256_castps_si256(_mm256_blendv_ps(
         _mm256_castsi256_ps(half_code),
         _mm256_castsi256_ps(integer_code),
         integer_wins,
-    ))
+    ));
+    // Lanes whose scores are finite, as `e8::nearest_root_code` checks.
+    let infinity = _mm256_set1_ps(f32::INFINITY);
+    let finite = _mm256_movemask_ps(_mm256_and_ps(
+        _mm256_cmp_ps::<_CMP_LT_OQ>(integer_score, infinity),
+        _mm256_cmp_ps::<_CMP_LT_OQ>(half_score, infinity),
+    ));
+    (codes, finite)
 }
 
 /// [`batch::nearest_roots_into`](crate::batch::nearest_roots_into); `out`
@@ -487,14 +519,275 @@ fn nearest_roots_into_avx2(vectors: &[Gf8], out: &mut [E8Root]) {
     let (blocks, tail) = Gf8::slice_as_arrays(vectors).as_chunks::<8>();
     let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
     for (block, out_block) in blocks.iter().zip(out_blocks) {
-        let codes: [u32; 8] = bytemuck::cast(nearest_root_codes(&transpose(block)));
+        let (codes, finite) = nearest_root_codes(&transpose(block));
+        let codes: [u32; 8] = bytemuck::cast(codes);
         for (slot, code) in out_block.iter_mut().zip(codes) {
             // Codes are in 0..240 by construction: 4 · 27 + 3 at most for
             // the integer type (i < j ≤ 7), 112 + 127 for the other.
             *slot = E8Root(code as u8);
         }
+        if finite != 0xFF {
+            scalar::rescale_overflowed_roots(block, out_block, finite as u32);
+        }
     }
     scalar::nearest_roots_from(Gf8::slice_from_arrays_unchecked(tail), out_tail);
+}
+
+/// `_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC` for `vroundps`.
+const TRUNCATE: i32 = 0x0B;
+
+/// `$body` once for each `$k` in `0..8`, written out.
+macro_rules! unroll8 {
+    ($k:ident => $body:block) => {{
+        {
+            let $k = 0usize;
+            $body
+        }
+        {
+            let $k = 1usize;
+            $body
+        }
+        {
+            let $k = 2usize;
+            $body
+        }
+        {
+            let $k = 3usize;
+            $body
+        }
+        {
+            let $k = 4usize;
+            $body
+        }
+        {
+            let $k = 5usize;
+            $body
+        }
+        {
+            let $k = 6usize;
+            $body
+        }
+        {
+            let $k = 7usize;
+            $body
+        }
+    }};
+}
+
+/// A candidate extreme `δ` of the lattice kernel, with what the re-rounding
+/// needs from its coordinate.
+#[derive(Clone, Copy)]
+struct Extreme {
+    delta: __m256,
+    index: __m256i,
+    r: __m256,
+    up: __m256i,
+}
+
+/// Of `left` (lower indices) and `right`, lane by lane: the one with the
+/// larger `δ` (`largest`) or the smaller, `left` on ties.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn pick(left: Extreme, right: Extreme, largest: bool) -> Extreme {
+    let better = if largest {
+        _mm256_cmp_ps::<_CMP_GT_OQ>(right.delta, left.delta)
+    } else {
+        _mm256_cmp_ps::<_CMP_LT_OQ>(right.delta, left.delta)
+    };
+    Extreme {
+        delta: _mm256_blendv_ps(left.delta, right.delta, better),
+        index: _mm256_blendv_epi8(left.index, right.index, _mm256_castps_si256(better)),
+        r: _mm256_blendv_ps(left.r, right.r, better),
+        up: _mm256_blendv_epi8(left.up, right.up, _mm256_castps_si256(better)),
+    }
+}
+
+/// `lattice::nearest_fast` for eight vectors in structure-of-arrays form,
+/// lane by lane: the doubled coordinates (register `k` holds coordinate `k`
+/// of the eight answers), or `None` if any lane is one the fast path leaves
+/// to the `f64` decoder (out of range, not finite, tiny, or a near-tie).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
+    let abs_mask = _mm256_set1_epi32(0x7FFF_FFFF);
+    let one = _mm256_set1_epi32(1);
+    let zero = _mm256_setzero_ps();
+    let zero_i = _mm256_setzero_si256();
+    let mut max_bits = zero_i;
+    let mut min_bits_minus_one = _mm256_set1_epi32(-1);
+    // Per coordinate, only the residual `r = v − a` and `2a + up` (up: 1
+    // when the nearest half-integer is above `v`) stay live.
+    let mut r = [zero; 8];
+    let mut packed = [zero_i; 8];
+    // The XOR of every `2a + up`: bit 0 is the parity of the number of
+    // coordinates that go up, bit 1 that of Σa.
+    let mut parities = zero_i;
+    // Written out for each coordinate (a loop here stays a loop, with its
+    // arrays in memory).
+    unroll8!(k => {
+        let v = x[k];
+        let bits = _mm256_and_si256(_mm256_castps_si256(v), abs_mask);
+        max_bits = _mm256_max_epi32(max_bits, bits);
+        min_bits_minus_one = _mm256_min_epu32(min_bits_minus_one, _mm256_sub_epi32(bits, one));
+        // Round halves away from zero: truncate, then add the truncation of
+        // twice the fractional part (±1 exactly when that is at least ½).
+        // Every step is exact for |v| ≤ 2^22.
+        let t = _mm256_round_ps::<TRUNCATE>(v);
+        let f = _mm256_sub_ps(v, t);
+        let adjust = _mm256_round_ps::<TRUNCATE>(_mm256_add_ps(f, f));
+        let a = _mm256_cvttps_epi32(_mm256_add_ps(t, adjust));
+        r[k] = _mm256_sub_ps(f, adjust);
+        // Up when `r > 0` (its bits, as an integer, are positive), or when
+        // `r = +0` and `a > 0` (then bit 0 is set by `a > 0`); `r` is never
+        // −0 here (`v − t` and `f − adjust` of equal values are +0). A
+        // mask: −1 for up.
+        let a_positive = _mm256_srli_epi32::<31>(_mm256_sub_epi32(zero_i, a));
+        let up = _mm256_cmpgt_epi32(
+            _mm256_or_si256(_mm256_castps_si256(r[k]), a_positive),
+            zero_i,
+        );
+        packed[k] = _mm256_sub_epi32(_mm256_slli_epi32::<1>(a), up);
+        parities = _mm256_xor_si256(parities, packed[k]);
+    });
+    // Sums and extremes as trees (short dependency chains): the first
+    // largest and the first smallest `δ = |r|`, with their index and
+    // residual (and up bit, for the smallest). Each step keeps the left,
+    // lower indices, unless the right is strictly better, so the lowest
+    // index wins ties as in `nearest_fast`.
+    let mut delta = [zero; 8];
+    let mut largest = [Extreme {
+        delta: zero,
+        index: zero_i,
+        r: zero,
+        up: zero_i,
+    }; 8];
+    unroll8!(k => {
+        delta[k] = _mm256_and_ps(r[k], _mm256_castsi256_ps(abs_mask));
+        largest[k] = Extreme {
+            delta: delta[k],
+            index: _mm256_set1_epi32(k as i32),
+            r: r[k],
+            up: _mm256_and_si256(packed[k], one),
+        };
+    });
+    let sum_delta = _mm256_add_ps(
+        _mm256_add_ps(
+            _mm256_add_ps(delta[0], delta[1]),
+            _mm256_add_ps(delta[2], delta[3]),
+        ),
+        _mm256_add_ps(
+            _mm256_add_ps(delta[4], delta[5]),
+            _mm256_add_ps(delta[6], delta[7]),
+        ),
+    );
+    let mut smallest = largest;
+    for width in [1, 2, 4] {
+        for left in (0..8).step_by(2 * width) {
+            largest[left] = pick(largest[left], largest[left + width], true);
+            smallest[left] = pick(smallest[left], smallest[left + width], false);
+        }
+    }
+    let (max_delta, max_k, r_at_max) = (largest[0].delta, largest[0].index, largest[0].r);
+    let (min_delta, min_k, r_at_min) = (smallest[0].delta, smallest[0].index, smallest[0].r);
+    // The up bit at the smallest, as a mask.
+    let up_at_min = _mm256_cmpeq_epi32(smallest[0].up, one);
+    // Σ(h − ½) = Σa − (number down) ≡ Σa + (number up).
+    let odd_integer = _mm256_and_si256(_mm256_srli_epi32::<1>(parities), one);
+    let odd_half = _mm256_and_si256(_mm256_xor_si256(odd_integer, parities), one);
+    let two = _mm256_set1_ps(2.0);
+    let difference = _mm256_sub_ps(
+        _mm256_add_ps(
+            _mm256_sub_ps(sum_delta, two),
+            _mm256_mul_ps(
+                _mm256_cvtepi32_ps(odd_integer),
+                _mm256_sub_ps(_mm256_set1_ps(1.0), _mm256_mul_ps(two, max_delta)),
+            ),
+        ),
+        _mm256_mul_ps(_mm256_cvtepi32_ps(odd_half), _mm256_mul_ps(two, min_delta)),
+    );
+
+    // Lanes the fast path leaves: out of range or not finite (bits above
+    // the limit's), tiny (bits − 1 below the threshold's, unsigned), or a
+    // near-tie.
+    let out_of_range = _mm256_cmpgt_epi32(max_bits, _mm256_set1_epi32(INPUT_LIMIT_BITS as i32));
+    let tiny_floor = _mm256_set1_epi32((TINY_BITS - 2) as i32);
+    let tiny = _mm256_cmpeq_epi32(
+        _mm256_min_epu32(min_bits_minus_one, tiny_floor),
+        min_bits_minus_one,
+    );
+    let near_tie = _mm256_cmp_ps::<_CMP_LE_OQ>(
+        _mm256_and_ps(difference, _mm256_castsi256_ps(abs_mask)),
+        _mm256_set1_ps(TIE_MARGIN),
+    );
+    let leave = _mm256_or_si256(
+        _mm256_or_si256(out_of_range, tiny),
+        _mm256_castps_si256(near_tie),
+    );
+    if _mm256_movemask_ps(_mm256_castsi256_ps(leave)) != 0 {
+        return None;
+    }
+
+    // The winner, lane by lane, as in `nearest_fast`: the integer
+    // candidate re-rounds its first largest `δ` towards `v` (up when
+    // `r ≥ 0`), the half-integer one its first smallest (up when the
+    // half-integer is below `v`, or `r = ½`).
+    let half = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GT_OQ>(difference, zero));
+    let flip_k = _mm256_blendv_epi8(max_k, min_k, half);
+    let odd = _mm256_blendv_epi8(odd_integer, odd_half, half);
+    let integer_up = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(r_at_max, zero));
+    let half_up = _mm256_or_si256(
+        _mm256_xor_si256(up_at_min, _mm256_set1_epi32(-1)),
+        _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(r_at_min, _mm256_set1_ps(0.5))),
+    );
+    let goes_up = _mm256_blendv_epi8(integer_up, half_up, half);
+    let flip = _mm256_and_si256(
+        _mm256_blendv_epi8(_mm256_set1_epi32(-2), _mm256_set1_epi32(2), goes_up),
+        _mm256_sub_epi32(zero_i, odd),
+    );
+    // The winning candidate from `2a + up`: `2a` (subtract `up`) for the
+    // integer one, `2a + 2·up − 1` (subtract `1 − up`) for the half-integer
+    // one, so subtract `up XOR half`; plus the flip where it lands.
+    let half_bit = _mm256_and_si256(half, one);
+    let mut doubled = [zero_i; 8];
+    unroll8!(k => {
+        let offset = _mm256_and_si256(_mm256_xor_si256(packed[k], half_bit), one);
+        let here = _mm256_cmpeq_epi32(flip_k, _mm256_set1_epi32(k as i32));
+        doubled[k] = _mm256_add_epi32(
+            _mm256_sub_epi32(packed[k], offset),
+            _mm256_and_si256(here, flip),
+        );
+    });
+    Some(doubled)
+}
+
+/// [`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into);
+/// `out` has the length of `arrays`. A block with any lane the fast path
+/// leaves goes through the scalar kernel, which also builds the errors.
+#[target_feature(enable = "avx2,fma")]
+fn nearest_lattice_points_into_avx2(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Point],
+) -> Result<(), BatchError> {
+    let (blocks, tail) = arrays.as_chunks::<8>();
+    let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
+    for (index, (block, out_block)) in blocks.iter().zip(out_blocks).enumerate() {
+        let Some(columns) = nearest_lattice_block(&transpose(block)) else {
+            relattice(block, out_block, 8 * index)?;
+            continue;
+        };
+        let rows = transpose_registers(bytemuck::cast(columns));
+        for (slot, row) in out_block.iter_mut().zip(rows) {
+            *slot = E8Point::from_doubled_unchecked(bytemuck::cast(row));
+        }
+    }
+    scalar::nearest_lattice_points_from(tail, out_tail, 8 * blocks.len())
+}
+
+/// The scalar decoding of a block off the fast path (out of line).
+#[cold]
+#[inline(never)]
+fn relattice(block: &Block, out: &mut [E8Point; 8], first_index: usize) -> Result<(), BatchError> {
+    scalar::nearest_lattice_points_from(block, out, first_index)
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! The portable SIMD backend: `wide`'s `f32x4` and `f32x8`.
 //!
-//! The nearest-root kernel works in structure-of-arrays form: a block of
-//! eight vectors is transposed once so that register `k` holds coordinate
-//! `k` of the eight vectors (lane `i` is vector `i`, as in ultraviolet's
-//! `Vec3x8`), and all arithmetic is lane-parallel. The kernels that only
+//! The nearest-root and lattice kernels work in structure-of-arrays form:
+//! a block of eight vectors is transposed once so that register `k` holds
+//! coordinate `k` of the eight vectors (lane `i` is vector `i`, as in
+//! ultraviolet's `Vec3x8`), and all arithmetic is lane-parallel. The kernels that only
 //! need one sum per vector (validate, copy_validated, normalize, dot) work
 //! on four vectors at a time: each vector's two halves are combined in one
 //! register, and a 4×4 transpose finishes the four sums in the scalar
@@ -20,12 +20,13 @@
 
 use core::mem::MaybeUninit;
 
-use wide::{f32x4, f32x8, u32x8};
+use wide::{f32x4, f32x8, i32x8, u32x8};
 
 use super::scalar;
 use crate::e8::{INTEGER_ROOT_COUNT, INV_SQRT_8};
 use crate::gf8::NORM_SQ_TOLERANCE;
-use crate::{BatchError, E8Root, Gf8};
+use crate::lattice::{INPUT_LIMIT_BITS, TIE_MARGIN, TINY_BITS};
+use crate::{BatchError, E8Point, E8Root, Gf8};
 
 /// Eight vectors: the unit of the nearest-root kernel.
 type Block = [[f32; 8]; 8];
@@ -212,7 +213,7 @@ fn int_mask(mask: f32x8) -> u32x8 {
 
 /// `e8::nearest_root_code` for eight vectors in structure-of-arrays form,
 /// lane by lane, with the same comparisons in the same order.
-fn nearest_root_codes(x: &[f32x8; 8]) -> [u32; 8] {
+fn nearest_root_codes(x: &[f32x8; 8]) -> ([u32; 8], u32) {
     let abs = x.map(f32x8::abs);
     let bits = x.map(bytemuck::cast::<f32x8, u32x8>);
     // Bit k of `negatives`: coordinate k has its sign bit set (−0.0 too).
@@ -264,9 +265,13 @@ fn nearest_root_codes(x: &[f32x8; 8]) -> [u32; 8] {
         + (((negatives >> j) & u32x8::splat(1)) << 1);
     let mask: u32x8 = negatives ^ ((u32x8::splat(1) << smallest) * odd);
     let half_code: u32x8 = (mask >> 1) + u32x8::splat(u32::from(INTEGER_ROOT_COUNT));
-    int_mask(integer_score.simd_ge(half_score))
+    let codes = int_mask(integer_score.simd_ge(half_score))
         .select(integer_code, half_code)
-        .to_array()
+        .to_array();
+    // Lanes whose scores are finite, as `e8::nearest_root_code` checks.
+    let infinity = f32x8::splat(f32::INFINITY);
+    let finite = integer_score.simd_lt(infinity) & half_score.simd_lt(infinity);
+    (codes, finite.to_bitmask())
 }
 
 /// [`batch::nearest_roots_into`](crate::batch::nearest_roots_into); `out`
@@ -275,14 +280,157 @@ pub(crate) fn nearest_roots_into(vectors: &[Gf8], out: &mut [E8Root]) {
     let (blocks, tail) = Gf8::slice_as_arrays(vectors).as_chunks::<8>();
     let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
     for (block, out_block) in blocks.iter().zip(out_blocks) {
-        let codes = nearest_root_codes(&transpose(block));
+        let (codes, finite) = nearest_root_codes(&transpose(block));
         for (slot, code) in out_block.iter_mut().zip(codes) {
             // Codes are in 0..240 by construction: 4 · 27 + 3 at most for
             // the integer type (i < j ≤ 7), 112 + 127 for the other.
             *slot = E8Root(code as u8);
         }
+        if finite != 0xFF {
+            scalar::rescale_overflowed_roots(block, out_block, finite);
+        }
     }
     scalar::nearest_roots_from(Gf8::slice_from_arrays_unchecked(tail), out_tail);
+}
+
+/// Float lanes seen as integers, and back (bit casts).
+#[inline]
+fn ints(x: f32x8) -> i32x8 {
+    bytemuck::cast(x)
+}
+
+#[inline]
+fn floats(x: i32x8) -> f32x8 {
+    bytemuck::cast(x)
+}
+
+/// `lattice::nearest_fast` for eight vectors in structure-of-arrays form,
+/// lane by lane: the doubled coordinates (`columns[k]` lane `i` is
+/// coordinate `k` of answer `i`), or `None` if any lane is one the fast
+/// path leaves to the `f64` decoder (out of range, not finite, tiny, or a
+/// near-tie). The same steps as the AVX2 kernel, in `wide`.
+#[inline]
+fn nearest_lattice_block(x: &[f32x8; 8]) -> Option<[i32x8; 8]> {
+    let abs_mask = i32x8::splat(0x7FFF_FFFF);
+    let one = i32x8::splat(1);
+    let zero = f32x8::splat(0.0);
+    let mut max_bits = i32x8::splat(0);
+    let mut min_bits_minus_one = u32x8::splat(u32::MAX);
+    let mut a = [i32x8::splat(0); 8];
+    let mut r = [zero; 8];
+    let mut delta = [zero; 8];
+    let mut up = [i32x8::splat(0); 8];
+    for k in 0..8 {
+        let v = x[k];
+        let bits = ints(v) & abs_mask;
+        max_bits = max_bits.max(bits);
+        min_bits_minus_one = min_bits_minus_one.min(bytemuck::cast(bits - one));
+        // Round halves away from zero: truncate, then add the truncation of
+        // twice the fractional part (±1 exactly when that is at least ½).
+        // Every step is exact for |v| ≤ 2^22 (other lanes are discarded).
+        let t = v.fast_trunc_int();
+        let f = v - t.round_float();
+        let adjust = (f + f).fast_trunc_int();
+        a[k] = t + adjust;
+        r[k] = f - adjust.round_float();
+        delta[k] = floats(ints(r[k]) & abs_mask);
+        // Up when `r > 0` (its bits, as an integer, are positive), or when
+        // `r = +0` and `a > 0` (then bit 0 is set by `a > 0`).
+        let a_positive = (i32x8::splat(0) - a[k]).unbounded_shr_scalar(31) & one;
+        up[k] = (ints(r[k]) | a_positive).simd_gt(i32x8::splat(0));
+    }
+    let sum_delta = ((delta[0] + delta[4]) + (delta[2] + delta[6]))
+        + ((delta[1] + delta[5]) + (delta[3] + delta[7]));
+    // No NaN here in the lanes that count, so the fast min and max do.
+    let tree = |f: fn(f32x8, f32x8) -> f32x8| {
+        f(
+            f(f(delta[0], delta[4]), f(delta[2], delta[6])),
+            f(f(delta[1], delta[5]), f(delta[3], delta[7])),
+        )
+    };
+    let max_delta = tree(f32x8::fast_max);
+    let min_delta = tree(f32x8::fast_min);
+    // The first index holding the maximum (minimum): the last match wins
+    // going down from 7.
+    let mut max_k = i32x8::splat(0);
+    let mut min_k = i32x8::splat(0);
+    for k in (0..8).rev() {
+        let index = i32x8::splat(k as i32);
+        max_k = ints(delta[k].simd_eq(max_delta)).select(index, max_k);
+        min_k = ints(delta[k].simd_eq(min_delta)).select(index, min_k);
+    }
+    let sum_a = a.iter().fold(i32x8::splat(0), |s, &ak| s + ak);
+    let ups = up.iter().fold(i32x8::splat(0), |s, &u| s - u);
+    let odd_integer = sum_a & one;
+    let odd_half = (sum_a + ups) & one;
+    let two = f32x8::splat(2.0);
+    let difference = (sum_delta - two)
+        + odd_integer.round_float() * (f32x8::splat(1.0) - two * max_delta)
+        - odd_half.round_float() * (two * min_delta);
+
+    // Lanes the fast path leaves: out of range or not finite, tiny, or a
+    // near-tie.
+    let out_of_range = max_bits.simd_gt(i32x8::splat(INPUT_LIMIT_BITS as i32));
+    let tiny_floor = u32x8::splat(TINY_BITS - 2);
+    let tiny: i32x8 = bytemuck::cast(
+        min_bits_minus_one
+            .min(tiny_floor)
+            .simd_eq(min_bits_minus_one),
+    );
+    let near_tie = ints(floats(ints(difference) & abs_mask).simd_le(f32x8::splat(TIE_MARGIN)));
+    if (out_of_range | tiny | near_tie).any() {
+        return None;
+    }
+
+    // The winner, lane by lane, as in `nearest_fast`.
+    let half = ints(difference.simd_gt(zero));
+    let flip_k = half.select(min_k, max_k);
+    let odd = half.select(odd_half, odd_integer);
+    let mut r_at = zero;
+    let mut up_at = i32x8::splat(0);
+    for k in 0..8 {
+        let here = flip_k.simd_eq(i32x8::splat(k as i32));
+        r_at = floats(here).select(r[k], r_at);
+        up_at = here.select(up[k], up_at);
+    }
+    let integer_up = ints(r_at.simd_ge(zero));
+    let half_up = !up_at | ints(r_at.simd_ge(f32x8::splat(0.5)));
+    let goes_up = half.select(half_up, integer_up);
+    let flip = goes_up.select(i32x8::splat(2), i32x8::splat(-2)) & (i32x8::splat(0) - odd);
+    Some(core::array::from_fn(|k| {
+        let here = flip_k.simd_eq(i32x8::splat(k as i32));
+        ((a[k] << 1) - (half & (up[k] | one))) + (here & flip)
+    }))
+}
+
+/// [`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into);
+/// `out` has the length of `arrays`. A block with any lane the fast path
+/// leaves goes through the scalar kernel, which also builds the errors.
+pub(crate) fn nearest_lattice_points_into(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Point],
+) -> Result<(), BatchError> {
+    let (blocks, tail) = arrays.as_chunks::<8>();
+    let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
+    for (index, (block, out_block)) in blocks.iter().zip(out_blocks).enumerate() {
+        let Some(columns) = nearest_lattice_block(&transpose(block)) else {
+            relattice(block, out_block, 8 * index)?;
+            continue;
+        };
+        // The transpose moves bits only, so it works on integers too.
+        let rows = transpose(&bytemuck::cast(columns));
+        for (slot, row) in out_block.iter_mut().zip(rows) {
+            *slot = E8Point::from_doubled_unchecked(bytemuck::cast(row));
+        }
+    }
+    scalar::nearest_lattice_points_from(tail, out_tail, 8 * blocks.len())
+}
+
+/// The scalar decoding of a block off the fast path (out of line).
+#[cold]
+#[inline(never)]
+fn relattice(block: &Block, out: &mut [E8Point; 8], first_index: usize) -> Result<(), BatchError> {
+    scalar::nearest_lattice_points_from(block, out, first_index)
 }
 
 #[cfg(test)]

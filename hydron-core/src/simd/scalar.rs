@@ -4,7 +4,9 @@
 //! backend that always runs without the `simd` feature. Each kernel is the
 //! per-vector method applied in order ([`Gf8::check`], [`Gf8::normalize`],
 //! [`Gf8::dot`], [`Gf8::nearest_root`], [`E8Point::nearest`]), so the
-//! results are exactly those of the per-vector methods.
+//! results are exactly those of the per-vector methods. (The per-vector
+//! lattice decoder itself uses SSE2 on x86-64, where it is part of the
+//! baseline target: one vector in two registers.)
 //!
 //! Like the dispatched kernels in [`batch`](crate::batch), the `_into`
 //! forms panic when the output slice does not have the input's length, and
@@ -298,6 +300,25 @@ pub(crate) fn nearest_roots_from(vectors: &[Gf8], out: &mut [E8Root]) {
     }
 }
 
+/// For the SIMD nearest-root kernels: the lanes of a block whose scores
+/// overflowed (bit `i` of `finite` clear) get the code of
+/// [`Gf8::nearest_root`], which rescales them; the kernels already hold the
+/// unscaled code there, which is the answer when rescaling does not help
+/// (NaN or infinite input). Out of line: only for coordinates near
+/// `f32::MAX`.
+#[cfg(feature = "simd")]
+#[cold]
+#[inline(never)]
+pub(crate) fn rescale_overflowed_roots(block: &[[f32; 8]; 8], out: &mut [E8Root; 8], finite: u32) {
+    for (i, (coords, slot)) in block.iter().zip(out).enumerate() {
+        if finite & (1 << i) == 0 {
+            if let Some(code) = crate::e8::nearest_root_code_scaled(coords) {
+                *slot = E8Root(code);
+            }
+        }
+    }
+}
+
 /// The nearest E8 root of each vector, as [`Gf8::nearest_root`]
 /// (allocating).
 ///
@@ -333,8 +354,27 @@ pub fn nearest_lattice_points_into(
     out: &mut [E8Point],
 ) -> Result<(), BatchError> {
     assert_same_len(arrays.len(), out.len());
-    for (index, (coords, slot)) in arrays.iter().zip(out).enumerate() {
-        *slot = E8Point::nearest(coords).map_err(|error| BatchError { index, error })?;
+    nearest_lattice_points_from(arrays, out, 0)
+}
+
+/// [`nearest_lattice_points_into`] for a part of a batch that starts at
+/// vector `first_index`; `out` has the length of `arrays`.
+#[inline]
+pub(crate) fn nearest_lattice_points_from(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Point],
+    first_index: usize,
+) -> Result<(), BatchError> {
+    for (offset, (coords, slot)) in arrays.iter().zip(out).enumerate() {
+        // `E8Point::nearest`, spelled out so that the fast path writes
+        // straight into `out` instead of moving a `Result` through memory.
+        *slot = match crate::lattice::nearest_fast(coords) {
+            Some(doubled) => E8Point::from_doubled_unchecked(doubled),
+            None => crate::lattice::nearest_exact(coords).map_err(|error| BatchError {
+                index: first_index + offset,
+                error,
+            })?,
+        };
     }
     Ok(())
 }
