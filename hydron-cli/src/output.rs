@@ -577,12 +577,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b.fory");
         for n in [0usize, 1, 3, 5000] {
-            let vs: Vec<Gf8> = hydron_core::E8_ROOTS.iter().copied().cycle().take(n).collect();
+            let vs: Vec<Gf8> = hydron_core::E8_ROOTS
+                .iter()
+                .copied()
+                .cycle()
+                .take(n)
+                .collect();
             let mut sink = Sink::create(&path, OutFormat::Batch, None).unwrap();
             sink.write(&vs[..n / 2]).unwrap();
             sink.write(&vs[n / 2..]).unwrap();
             sink.finish().unwrap().commit().unwrap();
-            assert_eq!(std::fs::read(&path).unwrap(), fory::encode_batch(&vs), "{n}");
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                fory::encode_batch(&vs),
+                "{n}"
+            );
         }
     }
 
