@@ -335,12 +335,16 @@ def test_text_errors_have_lines_and_columns():
         (b"[0,-0.6,0,0,0,0,0,1e39]", "line 3, column 22: coordinate 7: number out of range"),
         (b"", "line 3, column 0: EOF"),
         (b"[0,-0.6,0,0,0,0,0,0.8] x", "line 3, column 24: trailing characters"),
-        (b"[0,0" + b"0" * 5000 + b",0,0,0,0,0,0,1]", "line 3 is longer than 4096 bytes"),
     ]
     for line, message in cases:
         with pytest.raises(FormatError, match=message) as e:
             hydron.loads(with_line(line))
         assert e.value.line == 3
+    # No line of a hydron file is longer than 4096 bytes: such a line is
+    # damage, reported as soon as the reader has seen 4097 bytes of it.
+    too_long = b"[0,0" + b"0" * 5000 + b",0,0,0,0,0,0,1]"
+    with pytest.raises(CorruptError, match="line 3 is longer than 4096 bytes"):
+        hydron.loads(with_line(too_long))
     # 4096 bytes is still fine.
     padded = b"[0,-0.6,0,0,0,0,0,0.8]"
     padded = padded[:1] + b" " * (4096 - len(padded)) + padded[1:]
