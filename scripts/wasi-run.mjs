@@ -15,6 +15,18 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import process from "node:process";
 
+// Node 20's node:wasi offers its syscalls to V8 as "fast API calls", which
+// optimized (TurboFan) wasm calls straight into C++ with no GC-safe exit;
+// node:wasi is known to be able to trigger a GC from inside such a call and
+// corrupt the JS heap (nodejs/node#46777, #53087). hydron-core's longer test
+// binaries hit it: every test passed, then Node died with SIGSEGV or
+// "TypeError: number 0 is not a function", more often under
+// `--stress-compaction`. With the fast path off (every syscall an ordinary
+// API call) the crash is gone, stress or not. It has to be set before any code
+// calling into node:wasi is optimized, hence first thing here.
+import v8 from "node:v8";
+v8.setFlagsFromString("--no-turbo-fast-api-calls");
+
 // node:wasi is "experimental" in Node 20 and says so on every run; the
 // warning is noise in test output, so only that one is silenced.
 const emitWarning = process.emitWarning;
