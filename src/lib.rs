@@ -1,8 +1,8 @@
 //! hydron: 8-dimensional geometry on the E8 lattice, and fast encodings for it.
 //!
 //! This crate re-exports [`hydron_core`] (the math) and [`hydron_codec`] (the
-//! encodings), and forwards their cargo features (`simd`, `parallel`,
-//! `approx`, `serde`, `fory`, `json`); `fory` and `json` are on by default.
+//! encodings), and forwards their cargo features (`simd`, `approx`,
+//! `serde`, `fory`, `json`).
 //!
 //! ```
 //! use hydron::{batch, Gf8};

@@ -2,9 +2,7 @@
 //!
 //! Validated encodings for hydron's [`Gf8`](hydron_core::Gf8) data: Apache
 //! Fory binary behind the `fory` feature, serde JSON behind the `json`
-//! feature, and a checksummed, chunked file container for either. With
-//! the `parallel` feature the batch kernels run on all cores and the binary
-//! file reader checksums each large chunk while it decodes it.
+//! feature, and a checksummed, chunked file container for either.
 //!
 //! Decoding validates by default ([`Policy::Strict`]): bad bytes or bad
 //! numbers give a [`CodecError`] that says what and where, never a panic
