@@ -5,10 +5,8 @@
 //!
 //! - `parallel_1m/<kernel>`: `1-thread` runs the dispatched `batch`
 //!   function inside `ThreadPoolBuilder::new().num_threads(1)` (so it stays
-//!   serial); `N-threads` runs it in the global pool.
-//!   `file_from_slice` (with `fory`, a default feature) reads a whole
-//!   binary container of the same vectors, where each chunk is checksummed
-//!   while it is decoded.
+//!   serial); `N-threads` runs it in the global pool. Without the
+//!   `parallel` feature both rows are serial.
 //! - `crossover/<kernel>/<n>`: the backend kernel on `n` vectors, serially
 //!   and split in two halves with `rayon::join`, for `n` around the
 //!   thresholds: where `split-2` becomes faster than `serial` is the size
@@ -94,18 +92,6 @@ fn parallel_1m(c: &mut Criterion) {
         batch::copy_validated_uninit(black_box(bytes), decoded.spare_capacity_mut())
             .expect("unit vectors");
     });
-    // A whole binary container read from memory: 16 chunks of 65,536
-    // vectors, each checksummed while it is decoded.
-    #[cfg(feature = "fory")]
-    {
-        use hydron_codec::file::{self, FileOptions, Format};
-        use hydron_codec::Policy;
-        let container =
-            file::to_vec(&units, Format::Fory, FileOptions::new()).expect("in-memory encode");
-        run("file_from_slice", &mut || {
-            file::from_slice(black_box(&container), Policy::Strict).expect("a valid file");
-        });
-    }
 }
 
 /// Runs `kernel` on the whole slice, or on its two halves with `rayon::join`.

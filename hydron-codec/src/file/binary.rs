@@ -92,48 +92,6 @@ fn crc_ok(b: &[u8], at: usize) -> Result<(), String> {
     }
 }
 
-/// Chunks of at least this many vectors are checksummed on one thread
-/// while they are decoded on another (feature `parallel`); smaller ones
-/// are checked, then decoded, on the calling thread, because the hand-off
-/// would cost more than it saves.
-#[cfg(feature = "parallel")]
-const PARALLEL_CHECK_MIN_VECTORS: u32 = 16 * 1024;
-
-/// Checks a chunk's CRC, then runs `decode`: `Err(computed)` when the CRC
-/// of the frame and payload is not `stored`, else what `decode` returned.
-///
-/// With the `parallel` feature and a chunk of at least
-/// [`PARALLEL_CHECK_MIN_VECTORS`], the checksum and the decode run at once
-/// in rayon's pool (the decode splits further through hydron-core's
-/// `parallel`), and a mismatch still wins over whatever `decode` said, so
-/// the outcome is the serial one; the caller then drops what `decode`
-/// appended.
-fn checksum_then_decode(
-    frame: &[u8],
-    payload: &[u8],
-    stored: u32,
-    count: u32,
-    out: &mut Vec<Gf8>,
-    decode: impl FnOnce(&mut Vec<Gf8>) -> Result<(), CodecError> + Send,
-) -> Result<Result<(), CodecError>, u32> {
-    #[cfg(feature = "parallel")]
-    if count >= PARALLEL_CHECK_MIN_VECTORS {
-        let (computed, decoded) = rayon::join(|| crc32(&[frame, payload]), || decode(out));
-        return if computed == stored {
-            Ok(decoded)
-        } else {
-            Err(computed)
-        };
-    }
-    let _ = count;
-    let computed = crc32(&[frame, payload]);
-    if computed == stored {
-        Ok(decode(out))
-    } else {
-        Err(computed)
-    }
-}
-
 /// Writes the binary form to `W`, one chunk at a time.
 pub(crate) struct Encoder<W: Write> {
     writer: W,
@@ -458,36 +416,29 @@ impl<R: BufRead> Decoder<R> {
         let mut crc = [0u8; 4];
         self.read_exact(&mut crc, Section::Chunk(k))?;
         let stored = u32::from_le_bytes(crc);
+        let computed = crc32(&[frame, &self.payload]);
+        if stored != computed {
+            return Err(corrupt(
+                start,
+                format!("checksum mismatch (stored {stored:08x}, computed {computed:08x})"),
+            ));
+        }
+        // The payload was read and checked: it holds `count` vectors.
+        super::reserve_read(out, count as usize, self.expected)?;
         let base = self.vectors;
         let before = out.len();
-        let (payload, policy, expected) = (&self.payload, self.policy, self.expected);
-        // Once the checksum matches, the payload (which has arrived, so
-        // `count` vectors are backed by bytes) is decoded straight into
-        // `out` (no intermediate chunk vector); on error `out` is left as it
-        // was.
-        let decode = |out: &mut Vec<Gf8>| {
-            super::reserve_read(out, count as usize, expected)?;
-            crate::fory::decode_batch_into(payload, policy, out).map_err(|e| match e {
-                CodecError::InvalidVector { index, error } => CodecError::InvalidVector {
-                    index: base + index,
-                    error,
-                },
-                other => corrupt(
-                    start + FRAME_LEN as u64,
-                    format!("the payload is not a valid fory batch: {other}"),
-                ),
-            })
-        };
-        match checksum_then_decode(frame, payload, stored, count, out, decode) {
-            Ok(decoded) => decoded?,
-            Err(computed) => {
-                out.truncate(before);
-                return Err(corrupt(
-                    start,
-                    format!("checksum mismatch (stored {stored:08x}, computed {computed:08x})"),
-                ));
-            }
-        }
+        // Decode straight into `out` (no intermediate chunk vector); on
+        // error `out` is left as it was.
+        crate::fory::decode_batch_into(&self.payload, self.policy, out).map_err(|e| match e {
+            CodecError::InvalidVector { index, error } => CodecError::InvalidVector {
+                index: base + index,
+                error,
+            },
+            other => corrupt(
+                start + FRAME_LEN as u64,
+                format!("the payload is not a valid fory batch: {other}"),
+            ),
+        })?;
         let decoded = out.len() - before;
         if decoded != count as usize {
             out.truncate(before);
