@@ -39,6 +39,11 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features
 # hydron-core's tests under Node's WASI (scalar and simd128).
 run bash scripts/wasm-test.sh
 
+# Unsafe code under Miri: targeted tests of every `unsafe` block, in the
+# scalar, portable and AVX2 builds (about 3 minutes; installs Miri on the
+# nightly toolchain if it is missing).
+run bash scripts/miri.sh
+
 # Python: the native module, its tests, interop both ways (about 30 s when
 # the release build of hydron-py is cached; a clean one adds about 1.5 CPU-minutes).
 run bash python/run-tests.sh
