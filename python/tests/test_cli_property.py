@@ -59,3 +59,21 @@ def test_python_equals_the_rust_cli(tmp_path: pathlib.Path, raw: np.ndarray):
     run("convert", str(out), str(text), "--to", "json")
     assert text.read_bytes() == hydron.encode_json(mine)
     assert (bits(hydron.decode_json(text.read_bytes())) == bits(mine)).all()
+
+
+def test_stock_pyfory_reads_the_clis_plain_batch_message(tmp_path: pathlib.Path):
+    """`hydron convert FILE OUT --to batch` writes the message stock pyfory
+    reads (docs/format.md 2.6), bit for bit; a container does not."""
+    import runpy
+    import sys
+
+    example = pathlib.Path(__file__).parent.parent / "examples" / "stock_pyfory.py"
+    sp = runpy.run_path(str(example))
+    src, out = tmp_path / "points.hyd", tmp_path / "points.fory"
+    run("gen", "1000", str(src), "--seed", "7")
+    run("convert", str(src), str(out), "--to", "batch")
+    batch = sp["make_fory"]().deserialize(out.read_bytes())
+    assert (bits(batch.values.reshape(-1, 8)) == bits(hydron.load(src))).all()
+    done = subprocess.run([sys.executable, str(example), str(out)], capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "(1000, 8) float32"
