@@ -3,55 +3,19 @@
 //! formats refused, atomic saves.
 #![cfg(any(feature = "fory", feature = "json"))]
 
+mod common;
+
 use std::path::Path;
 
-use hydron_codec::file::{self, FileOptions, FileReader, FileWriter, Format, Section};
+use hydron_codec::file::{self, FileReader, FileWriter, Format, Section};
 use hydron_codec::{CodecError, Policy};
 use hydron_core::{Gf8, E8_ROOTS};
 use proptest::prelude::*;
 
-/// The forms this build can write.
-fn formats() -> Vec<Format> {
-    vec![
-        #[cfg(feature = "fory")]
-        Format::Fory,
-        #[cfg(feature = "json")]
-        Format::JsonLines,
-    ]
-}
-
-fn some_vectors(n: usize) -> Vec<Gf8> {
-    (0..n)
-        .map(|i| {
-            let x = i as f32;
-            Gf8::normalize([x.sin(), x.cos(), 1.0, -x, 0.5, x * x, -0.25, 3.0]).unwrap()
-        })
-        .collect()
-}
+use common::{files_in, formats, inner, opts, some_vectors};
 
 fn bits(v: &[Gf8]) -> Vec<[u32; 8]> {
     v.iter().map(|g| g.to_array().map(f32::to_bits)).collect()
-}
-
-fn opts(chunk: u32) -> FileOptions {
-    FileOptions::new().chunk_vectors(chunk).durable(false)
-}
-
-/// Unwraps `InFile` to the error inside.
-fn inner(e: &CodecError) -> &CodecError {
-    match e {
-        CodecError::InFile { error, .. } => inner(error),
-        other => other,
-    }
-}
-
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! allocation from the claim would abort it.
 #![cfg(any(feature = "fory", feature = "json"))]
 
+mod common;
+
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -12,20 +14,13 @@ use std::time::{Duration, Instant};
 use hydron_codec::file::{self, FileOptions, FileReader, Format, Section};
 use hydron_codec::{CodecError, Policy};
 
+use common::formats;
+
 const TIB: u64 = 1 << 40;
 
 /// Where the child process makes its files (the parent's temporary
 /// directory, so that it is removed even if the child dies).
 const DIR_VAR: &str = "HYDRON_SPARSE_TEST_DIR";
-
-fn formats() -> Vec<Format> {
-    vec![
-        #[cfg(feature = "fory")]
-        Format::Fory,
-        #[cfg(feature = "json")]
-        Format::JsonLines,
-    ]
-}
 
 /// A `TIB`-byte file: the header of an empty file of `format`, a hole, and
 /// (if `trailer`) at the end a trailer claiming `claim` vectors (binary:

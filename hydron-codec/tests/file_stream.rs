@@ -3,51 +3,17 @@
 //! plain files (FIFOs, devices, symbolic links, names near the length limit).
 #![cfg(any(feature = "fory", feature = "json"))]
 
+mod common;
+
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 
-use hydron_codec::file::{self, Encoder, FileOptions, FileReader, FileWriter, Format, Section};
+use hydron_codec::file::{self, Encoder, FileOptions, FileReader, FileWriter, Section};
 use hydron_codec::{CodecError, Policy};
 use hydron_core::Gf8;
 use proptest::prelude::*;
 
-fn formats() -> Vec<Format> {
-    vec![
-        #[cfg(feature = "fory")]
-        Format::Fory,
-        #[cfg(feature = "json")]
-        Format::JsonLines,
-    ]
-}
-
-fn some_vectors(n: usize) -> Vec<Gf8> {
-    (0..n)
-        .map(|i| {
-            let x = i as f32;
-            Gf8::normalize([x.sin(), x.cos(), 1.0, -x, 0.5, x * x, -0.25, 3.0]).unwrap()
-        })
-        .collect()
-}
-
-fn opts(chunk: u32) -> FileOptions {
-    FileOptions::new().chunk_vectors(chunk).durable(false)
-}
-
-fn inner(e: &CodecError) -> &CodecError {
-    match e {
-        CodecError::InFile { error, .. } => inner(error),
-        other => other,
-    }
-}
-
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
+use common::{files_in, formats, inner, opts, some_vectors};
 
 /// A reader with no length that returns 1 to 7 bytes per `read`, in a
 /// fixed irregular pattern, like a slow pipe.
