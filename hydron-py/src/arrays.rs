@@ -8,7 +8,7 @@
 //! float64 to float32 behind the caller's back. Results are new, owned,
 //! writable arrays built from Rust vectors without a copy.
 
-use hydron_core::{BatchError, Gf8};
+use hydron_core::{BatchError, E8Root, Gf8};
 use numpy::ndarray::Array2;
 use numpy::{
     dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1,
@@ -160,6 +160,13 @@ pub fn vectors_out(py: Python<'_>, arrays: Vec<[f32; 8]>) -> Bound<'_, PyArray2<
 /// A new `(N, 8)` float32 array of `Gf8` vectors (no copy).
 pub fn gf8_out(py: Python<'_>, vectors: Vec<Gf8>) -> Bound<'_, PyArray2<f32>> {
     vectors_out(py, Gf8::vec_into_arrays(vectors))
+}
+
+/// A new uint8 array of the codes of `roots` (no copy).
+pub fn codes_out(py: Python<'_>, roots: Vec<E8Root>) -> Bound<'_, PyArray1<u8>> {
+    let codes: Vec<u8> = bytemuck::allocation::try_cast_vec(roots)
+        .unwrap_or_else(|(_, r)| r.into_iter().map(E8Root::code).collect());
+    PyArray1::from_vec(py, codes)
 }
 
 /// Bytes from a `bytes`, `bytearray` or any contiguous buffer.

@@ -8,8 +8,8 @@ use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::arrays::{self, data, gf8_out, Vectors};
-use crate::errors::{batch_error, codec_error};
+use crate::arrays::{self, codes_out, data, gf8_out, Vectors};
+use crate::errors::{batch_error, codec_error, detached};
 use crate::policy::parse_or_strict;
 
 /// The vectors to encode, checked (or renormalized) by `policy`.
@@ -34,6 +34,30 @@ pub fn prepared<'a>(
                 .map_err(|e| codec_error(py, e))
         }
     }
+}
+
+/// The bytes `encode` makes of the vectors `vectors`, checked (or
+/// renormalized) by `policy` first.
+pub fn encode_vectors<'py>(
+    py: Python<'py>,
+    vectors: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+    encode: impl Send + FnOnce(&[Gf8]) -> Result<Vec<u8>, CodecError>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let input = arrays::vectors(vectors, "vectors")?;
+    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
+    let bytes = detached(py, || encode(&gf8))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// The vectors `decode` reads from `bytes` (without the GIL), as a new
+/// (N, 8) float32 array.
+fn decode_vectors<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    decode: impl Send + FnOnce(&[u8]) -> Result<Vec<Gf8>, CodecError>,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    Ok(gf8_out(py, detached(py, || decode(bytes))?))
 }
 
 /// The fory ``Gf8Batch`` message of vectors (what Rust's
@@ -61,12 +85,7 @@ pub fn encode_batch<'py>(
     vectors: &Bound<'py, PyAny>,
     policy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let input = arrays::vectors(vectors, "vectors")?;
-    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
-    let bytes = py
-        .detach(|| fory::try_encode_batch(&gf8))
-        .map_err(|e| codec_error(py, e))?;
-    Ok(PyBytes::new(py, &bytes))
+    encode_vectors(py, vectors, policy, fory::try_encode_batch)
 }
 
 /// Decode a fory ``Gf8Batch`` message into a new (N, 8) float32 array.
@@ -160,12 +179,10 @@ pub fn encode_codes<'py>(
     codes: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let codes = arrays::codes(codes, "codes")?;
-    let bytes = py
-        .detach(|| {
-            let roots: Vec<E8Root> = codes.iter().filter_map(|&c| E8Root::new(c).ok()).collect();
-            fory::try_encode_codes(&roots)
-        })
-        .map_err(|e| codec_error(py, e))?;
+    let bytes = detached(py, || {
+        let roots: Vec<E8Root> = codes.iter().filter_map(|&c| E8Root::new(c).ok()).collect();
+        fory::try_encode_codes(&roots)
+    })?;
     Ok(PyBytes::new(py, &bytes))
 }
 
@@ -178,12 +195,8 @@ pub fn decode_codes<'py>(
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let input = arrays::data(data)?;
     let bytes = input.as_slice();
-    let roots = py
-        .detach(|| fory::decode_codes(bytes))
-        .map_err(|e| codec_error(py, e))?;
-    let codes: Vec<u8> = bytemuck::allocation::try_cast_vec(roots)
-        .unwrap_or_else(|(_, r)| r.into_iter().map(E8Root::code).collect());
-    Ok(PyArray1::from_vec(py, codes))
+    let roots = detached(py, || fory::decode_codes(bytes))?;
+    Ok(codes_out(py, roots))
 }
 
 /// A JSON array ``[[x0, …, x7], …]`` (UTF-8), each float32 written as
@@ -195,15 +208,10 @@ pub fn encode_json<'py>(
     vectors: &Bound<'py, PyAny>,
     policy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let input = arrays::vectors(vectors, "vectors")?;
-    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
-    let bytes = py
-        .detach(|| {
-            let mut out = Vec::with_capacity(gf8.len() * 100 + 2);
-            json::to_writer(&mut out, &gf8).map(|()| out)
-        })
-        .map_err(|e| codec_error(py, e))?;
-    Ok(PyBytes::new(py, &bytes))
+    encode_vectors(py, vectors, policy, |gf8| {
+        let mut out = Vec::with_capacity(gf8.len() * 100 + 2);
+        json::to_writer(&mut out, gf8).map(|()| out)
+    })
 }
 
 /// Decode a JSON array of vectors; errors name the line, column, vector
@@ -217,11 +225,9 @@ pub fn decode_json<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let policy = parse_or_strict(policy)?;
     let input = text_data(data)?;
-    let bytes = input.as_slice();
-    let out = py
-        .detach(|| json::from_slice(bytes, policy))
-        .map_err(|e| codec_error(py, e))?;
-    Ok(gf8_out(py, out))
+    decode_vectors(py, input.as_slice(), |bytes| {
+        json::from_slice(bytes, policy)
+    })
 }
 
 /// JSON Lines: one ``[x0, …, x7]`` per line (no container framing).
@@ -232,16 +238,11 @@ pub fn encode_jsonl<'py>(
     vectors: &Bound<'py, PyAny>,
     policy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let input = arrays::vectors(vectors, "vectors")?;
-    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
-    let bytes = py
-        .detach(|| {
-            let mut w = JsonLinesWriter::new(Vec::with_capacity(gf8.len() * 100));
-            w.write_all(&gf8)?;
-            w.finish()
-        })
-        .map_err(|e| codec_error(py, e))?;
-    Ok(PyBytes::new(py, &bytes))
+    encode_vectors(py, vectors, policy, |gf8| {
+        let mut w = JsonLinesWriter::new(Vec::with_capacity(gf8.len() * 100));
+        w.write_all(gf8)?;
+        w.finish()
+    })
 }
 
 /// Decode JSON Lines of vectors; errors name the line and vector.
@@ -254,13 +255,9 @@ pub fn decode_jsonl<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let policy = parse_or_strict(policy)?;
     let input = text_data(data)?;
-    let bytes = input.as_slice();
-    let out = py
-        .detach(|| -> Result<Vec<Gf8>, CodecError> {
-            JsonLinesReader::new(bytes, policy).collect()
-        })
-        .map_err(|e| codec_error(py, e))?;
-    Ok(gf8_out(py, out))
+    decode_vectors(py, input.as_slice(), |bytes| {
+        JsonLinesReader::new(bytes, policy).collect()
+    })
 }
 
 /// JSON input: `str` (as UTF-8) or bytes-like.

@@ -156,6 +156,16 @@ fn io_error(
     }
 }
 
+/// Runs `f` without the GIL; its `CodecError` becomes the Python exception
+/// ([`codec_error`]).
+pub fn detached<T, F>(py: Python<'_>, f: F) -> PyResult<T>
+where
+    F: Send + FnOnce() -> Result<T, CodecError>,
+    T: Send,
+{
+    py.detach(f).map_err(|e| codec_error(py, e))
+}
+
 /// A codec error as the matching `hydron.errors` exception; a file's path
 /// stays in the message (and in `OSError.filename`).
 pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {

@@ -15,8 +15,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::arrays::{self, gf8_out};
-use crate::codec::prepared;
-use crate::errors::codec_error;
+use crate::codec::{encode_vectors, prepared};
+use crate::errors::{codec_error, detached};
 use crate::policy::{self, parse_or_strict};
 
 /// A path argument (`str` or `os.PathLike`), or `None` for anything else.
@@ -52,6 +52,12 @@ fn read_all<'py>(source: &Bound<'py, PyAny>) -> PyResult<arrays::Data<'py>> {
         )));
     }
     arrays::data(&source.call_method0("read")?)
+}
+
+/// Decode a whole hydron file held in `data` (without the GIL).
+fn from_data(py: Python<'_>, data: &arrays::Data<'_>, policy: Policy) -> PyResult<Vec<Gf8>> {
+    let bytes = data.as_slice();
+    detached(py, || file::from_slice(bytes, policy))
 }
 
 /// Save vectors to a hydron file, atomically.
@@ -92,12 +98,11 @@ pub fn save(
     let (format, options) = (policy::format(format)?, options(chunk_vectors, durable)?);
     let input = arrays::vectors(vectors, "vectors")?;
     let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
-    py.detach(|| {
+    detached(py, || {
         let mut w = file::FileWriter::create(&path, format, options)?;
         w.write(&gf8)?;
         w.finish()
     })
-    .map_err(|e| codec_error(py, e))
 }
 
 /// The bytes of a whole hydron file holding ``vectors`` (what
@@ -112,12 +117,9 @@ pub fn dumps<'py>(
     policy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let (format, options) = (policy::format(format)?, options(chunk_vectors, true)?);
-    let input = arrays::vectors(vectors, "vectors")?;
-    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
-    let bytes = py
-        .detach(|| file::to_vec(&gf8, format, options))
-        .map_err(|e| codec_error(py, e))?;
-    Ok(PyBytes::new(py, &bytes))
+    encode_vectors(py, vectors, policy, |gf8| {
+        file::to_vec(gf8, format, options)
+    })
 }
 
 /// Read a whole hydron file (either form, detected from the content)
@@ -137,13 +139,10 @@ pub fn load<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let policy = parse_or_strict(policy)?;
     let out = if let Some(path) = path_of(source) {
-        py.detach(|| file::load(&path, policy))
+        detached(py, || file::load(&path, policy))?
     } else {
-        let data = read_all(source)?;
-        let bytes = data.as_slice();
-        py.detach(|| file::from_slice(bytes, policy))
-    }
-    .map_err(|e| codec_error(py, e))?;
+        from_data(py, &read_all(source)?, policy)?
+    };
     Ok(gf8_out(py, out))
 }
 
@@ -163,11 +162,7 @@ pub fn loads<'py>(
     policy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let policy = parse_or_strict(policy)?;
-    let data = arrays::data(data)?;
-    let bytes = data.as_slice();
-    let out = py
-        .detach(|| file::from_slice(bytes, policy))
-        .map_err(|e| codec_error(py, e))?;
+    let out = from_data(py, &arrays::data(data)?, policy)?;
     Ok(gf8_out(py, out))
 }
 
@@ -272,17 +267,9 @@ pub fn iter_chunks(
 ) -> PyResult<ChunkIter> {
     let policy = parse_or_strict(policy)?;
     let source = if let Some(path) = path_of(source) {
-        Source::File(Box::new(
-            py.detach(|| FileReader::open(&path, policy))
-                .map_err(|e| codec_error(py, e))?,
-        ))
+        Source::File(Box::new(detached(py, || FileReader::open(&path, policy))?))
     } else {
-        let data = read_all(source)?;
-        let bytes = data.as_slice();
-        let all = py
-            .detach(|| file::from_slice(bytes, policy))
-            .map_err(|e| codec_error(py, e))?;
-        Source::Memory(Some(all))
+        Source::Memory(Some(from_data(py, &read_all(source)?, policy)?))
     };
     Ok(ChunkIter {
         source: Mutex::new(Some(source)),
@@ -335,9 +322,7 @@ impl FileWriter {
     ) -> PyResult<FileWriter> {
         let (format, options) = (policy::format(format)?, options(chunk_vectors, durable)?);
         let policy = parse_or_strict(policy)?;
-        let writer = py
-            .detach(|| file::FileWriter::create(&path, format, options))
-            .map_err(|e| codec_error(py, e))?;
+        let writer = detached(py, || file::FileWriter::create(&path, format, options))?;
         Ok(FileWriter {
             writer: Mutex::new(Some(writer)),
             policy,
@@ -371,8 +356,7 @@ impl FileWriter {
             let Some(writer) = guard.as_mut() else {
                 return Err(crate::errors::closed(py, &self.path));
             };
-            py.detach(|| writer.write(&gf8))
-                .map_err(|e| codec_error(py, e))?;
+            detached(py, || writer.write(&gf8))?;
             if let Ok(mut n) = self.written.lock() {
                 *n = writer.vectors();
             }
@@ -389,8 +373,7 @@ impl FileWriter {
         let Some(writer) = self.take() else {
             return Err(crate::errors::closed(py, &self.path));
         };
-        py.detach(|| writer.finish())
-            .map_err(|e| codec_error(py, e))
+        detached(py, || writer.finish())
     }
 
     /// Remove the temporary file; the target is left as it was.

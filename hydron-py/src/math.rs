@@ -2,13 +2,13 @@
 //! arrays. Each function converts its arguments (`arrays`), releases the GIL
 //! around the Rust call, and converts the result or error back.
 
-use hydron_core::{batch, E8Point, E8Root, Gf8, E8_ROOTS};
+use hydron_core::{batch, E8Point, Gf8, E8_ROOTS};
 use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::arrays::{self, gf8_out, one_or_many, vectors, vectors_out, Vectors};
+use crate::arrays::{self, codes_out, gf8_out, one_or_many, vectors, vectors_out, Vectors};
 use crate::errors::{batch_error, codec_error, gf8_error};
 use crate::policy;
 
@@ -147,9 +147,7 @@ pub fn nearest_roots<'py>(
             Ok(batch::nearest_roots(gf8))
         })
         .map_err(|e| batch_error(py, e))?;
-    let codes: Vec<u8> = bytemuck::allocation::try_cast_vec(codes)
-        .unwrap_or_else(|(_, c)| c.into_iter().map(E8Root::code).collect());
-    Ok(PyArray1::from_vec(py, codes))
+    Ok(codes_out(py, codes))
 }
 
 /// The unit E8 roots of codes.
@@ -238,6 +236,8 @@ struct Pair<'a> {
     a: &'a [Gf8],
     b: &'a [Gf8],
     n: usize,
+    a_single: bool,
+    b_single: bool,
     scalar: bool,
 }
 
@@ -276,8 +276,21 @@ fn pair<'a>(
         a: a_gf8,
         b: b_gf8,
         n,
+        a_single,
+        b_single,
         scalar: a_single && b_single,
     })
+}
+
+/// `f` of the arguments `a` and `b` read as a [`Pair`].
+fn with_pair<'py, R>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    f: impl FnOnce(&Pair<'_>) -> PyResult<R>,
+) -> PyResult<R> {
+    let ((va, sa), (vb, sb)) = (one_or_many(a, "a")?, one_or_many(b, "b")?);
+    f(&pair(py, &va, sa, &vb, sb)?)
 }
 
 fn floats_out<'py>(py: Python<'py>, scalar: bool, out: Vec<f32>) -> PyResult<Bound<'py, PyAny>> {
@@ -316,18 +329,18 @@ pub fn dot<'py>(
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ((va, sa), (vb, sb)) = (one_or_many(a, "a")?, one_or_many(b, "b")?);
-    let p = pair(py, &va, sa, &vb, sb)?;
-    let out = py.detach(|| {
-        if p.a.len() == 1 && !p.scalar && sa {
-            batch::dot_many(p.a[0], p.b)
-        } else if p.b.len() == 1 && !p.scalar && sb {
-            batch::dot_many(p.b[0], p.a)
-        } else {
-            (0..p.n).map(|i| p.a(i).dot(p.b(i))).collect()
-        }
-    });
-    floats_out(py, p.scalar, out)
+    with_pair(py, a, b, |p| {
+        let out = py.detach(|| {
+            if p.a.len() == 1 && !p.scalar && p.a_single {
+                batch::dot_many(p.a[0], p.b)
+            } else if p.b.len() == 1 && !p.scalar && p.b_single {
+                batch::dot_many(p.b[0], p.a)
+            } else {
+                (0..p.n).map(|i| p.a(i).dot(p.b(i))).collect()
+            }
+        });
+        floats_out(py, p.scalar, out)
+    })
 }
 
 /// Angles (great-circle distances on S⁷) between unit vectors, in radians.
@@ -352,10 +365,10 @@ pub fn geodesic_distance<'py>(
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ((va, sa), (vb, sb)) = (one_or_many(a, "a")?, one_or_many(b, "b")?);
-    let p = pair(py, &va, sa, &vb, sb)?;
-    let out = py.detach(|| (0..p.n).map(|i| p.a(i).geodesic_distance(p.b(i))).collect());
-    floats_out(py, p.scalar, out)
+    with_pair(py, a, b, |p| {
+        let out = py.detach(|| (0..p.n).map(|i| p.a(i).geodesic_distance(p.b(i))).collect());
+        floats_out(py, p.scalar, out)
+    })
 }
 
 /// Spherical linear interpolation from ``a`` (t = 0) to ``b`` (t = 1).
@@ -389,15 +402,15 @@ pub fn slerp<'py>(
             "t: expected a finite number, got {t}"
         )));
     }
-    let ((va, sa), (vb, sb)) = (one_or_many(a, "a")?, one_or_many(b, "b")?);
-    let p = pair(py, &va, sa, &vb, sb)?;
-    let out: Vec<Gf8> = py.detach(|| (0..p.n).map(|i| p.a(i).slerp(p.b(i), t)).collect());
-    let arr = gf8_out(py, out);
-    if p.scalar {
-        Ok(arr.call_method1("reshape", (8,))?)
-    } else {
-        Ok(arr.into_any())
-    }
+    with_pair(py, a, b, |p| {
+        let out: Vec<Gf8> = py.detach(|| (0..p.n).map(|i| p.a(i).slerp(p.b(i), t)).collect());
+        let arr = gf8_out(py, out);
+        if p.scalar {
+            Ok(arr.call_method1("reshape", (8,))?)
+        } else {
+            Ok(arr.into_any())
+        }
+    })
 }
 
 /// The spherical (Karcher) mean of unit vectors, optionally weighted.
