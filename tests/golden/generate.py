@@ -9,40 +9,23 @@ pyfory reads and writes in xlang mode. The inputs are listed in README.md.
 """
 
 import pathlib
-from dataclasses import dataclass
+import runpy
 
 import numpy as np
 import pyfory
-from pyfory.serializer import Serializer
 
 HERE = pathlib.Path(__file__).parent
+
+# The types and the Gf8 serializer are those of the documented stock-pyfory
+# program (docs/format.md 2.6), so the goldens pin exactly what it writes.
+_EXAMPLE = runpy.run_path(str(HERE.parent.parent / "python" / "examples" / "stock_pyfory.py"))
+Gf8, Gf8Batch, E8Codes, Gf8Serializer = (
+    _EXAMPLE[name] for name in ("Gf8", "Gf8Batch", "E8Codes", "Gf8Serializer")
+)
 
 GF8_TYPE_ID = 2400
 GF8_BATCH_TYPE_ID = 2401
 E8_CODES_TYPE_ID = 2402
-
-
-@dataclass
-class Gf8Batch:
-    values: pyfory.NDArray[pyfory.Float32] = None
-
-
-@dataclass
-class E8Codes:
-    codes: pyfory.NDArray[pyfory.UInt8] = None
-
-
-class Gf8:
-    def __init__(self, coords):
-        self.coords = np.asarray(coords, dtype="<f4")
-
-
-class Gf8Serializer(Serializer):
-    def write(self, ctx, value):
-        ctx.write_bytes(value.coords.astype("<f4").tobytes())
-
-    def read(self, ctx):
-        return Gf8(np.frombuffer(ctx.read_bytes(32), dtype="<f4"))
 
 
 def make_fory(compatible):
