@@ -185,6 +185,93 @@ pub enum CodecError {
         /// What is limited, e.g. `"a fory float32 array"`.
         what: &'static str,
     },
+    /// An Arrow column (or Parquet column, read through Arrow) does not
+    /// hold what hydron reads there: the message says what it holds and
+    /// what was expected.
+    #[cfg(feature = "arrow")]
+    #[error("column {column:?} has type {found}; expected {expected}")]
+    WrongColumnType {
+        /// The column's name.
+        column: String,
+        /// Its type, as Arrow names it.
+        found: String,
+        /// What hydron reads there.
+        expected: &'static str,
+    },
+    /// No column of the data holds vectors (or codes).
+    #[cfg(feature = "arrow")]
+    #[error("no {what} column: {reason}")]
+    MissingColumn {
+        /// What was looked for: `"vector"` or `"code"`.
+        what: &'static str,
+        /// What was found instead (the columns there are).
+        reason: String,
+    },
+    /// A row of an Arrow or Parquet column is null, or holds a null
+    /// coordinate: a vector has none.
+    #[cfg(feature = "arrow")]
+    #[error("row {row}: {}", match coordinate {
+        Some(c) => format!("coordinate {c} is null"),
+        None => "the row is null".to_string(),
+    })]
+    NullValue {
+        /// The row (0-based, counted from the start of the data).
+        row: u64,
+        /// The null coordinate, or `None` if the whole row is null.
+        coordinate: Option<u8>,
+    },
+    /// A row of a list column does not have 8 values.
+    #[cfg(feature = "arrow")]
+    #[error("row {row} has {length} values; a vector has 8")]
+    WrongRowLength {
+        /// The row (0-based, counted from the start of the data).
+        row: u64,
+        /// How many values it has.
+        length: i64,
+    },
+    /// The offsets of a list column are not a valid layout (decreasing, or
+    /// past the end of the values): the array is malformed.
+    #[cfg(feature = "arrow")]
+    #[error("row {row}: malformed list offsets: {detail}")]
+    BadOffsets {
+        /// The first row whose offsets are wrong.
+        row: u64,
+        /// What is wrong.
+        detail: String,
+    },
+    /// arrow-rs refused the data (an array whose buffers do not match its
+    /// declared layout, or a record batch that cannot be built).
+    #[cfg(feature = "arrow")]
+    #[error("Arrow: {0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+    /// The Parquet data is malformed (truncated, a bad footer or page, a
+    /// failed decompression), or could not be written; `row_group` names
+    /// the row group when the error is inside one.
+    #[cfg(feature = "parquet")]
+    #[error("Parquet{}: {error}", match row_group {
+        Some(g) => format!(" (row group {g})"),
+        None => String::new(),
+    })]
+    Parquet {
+        /// The row group being read, if the error is inside one.
+        row_group: Option<usize>,
+        /// The parquet crate's error.
+        error: parquet::errors::ParquetError,
+    },
+    /// A Parquet page claims to decompress to more than the reader accepts;
+    /// checked before any memory is taken for it.
+    #[cfg(feature = "parquet")]
+    #[error("Parquet row group {row_group}, byte offset {offset}: a page claims {claimed} bytes uncompressed, over the limit of {limit} (ParquetReadOptions::max_page_bytes)")]
+    PageTooLarge {
+        /// The row group.
+        row_group: usize,
+        /// Where the page header starts in the file.
+        offset: u64,
+        /// The uncompressed size the page header claims.
+        claimed: u64,
+        /// The largest page accepted.
+        limit: u64,
+    },
     /// fory itself reported an error: type registration, or generic
     /// (de)serialization through a [`fory::Fory`](::fory::Fory).
     #[cfg(feature = "fory")]

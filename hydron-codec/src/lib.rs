@@ -13,6 +13,10 @@
 //! - `json` — `[x0, …, x7]` per vector, batches, JSON Lines; bit-exact f32.
 //! - `file` — `save`/`load` and streaming `FileWriter`/`FileReader`: chunked,
 //!   a CRC-32 per chunk, atomic saves; the format is detected on load.
+//! - `arrow` — vectors as Arrow `FixedSizeList<Float32, 8>` arrays and codes
+//!   as `UInt8` arrays: zero-copy export, in-place validated import.
+//! - `parquet` — Parquet files of vectors and codes, streamed by row group,
+//!   saved atomically; reads what pyarrow, Polars and DuckDB write.
 //!
 //! Every byte is specified in `docs/format.md`.
 //!
@@ -31,14 +35,22 @@
 #![warn(missing_docs)]
 
 mod error;
+#[cfg(any(feature = "fory", feature = "arrow"))]
+mod payload;
 mod policy;
+#[cfg(any(feature = "fory", feature = "json", feature = "parquet"))]
+mod save;
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 #[cfg(any(feature = "fory", feature = "json"))]
 pub mod file;
 #[cfg(feature = "fory")]
 pub mod fory;
 #[cfg(feature = "json")]
 pub mod json;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 
 pub use error::CodecError;
 pub use policy::Policy;

@@ -2,7 +2,7 @@
 //! a dense fory uint8 array, the fory form of [`E8Codes`](super::E8Codes),
 //! read and written by hand.
 
-use hydron_core::{E8Root, Gf8Error, E8_ROOT_COUNT};
+use hydron_core::E8Root;
 
 use super::wire::{self, StructForm};
 use super::{E8_CODES_TYPE_ID, MAX_CODES_LEN};
@@ -54,28 +54,5 @@ pub(super) fn write_payload(roots: &[E8Root], buf: &mut Vec<u8>) {
 pub(super) fn decode(input: &[u8]) -> Result<Vec<E8Root>, CodecError> {
     let offset = FORM.read_prefix(input)?;
     let codes = wire::read_array(input, offset, 1, 1, "codes")?;
-    to_roots(codes)
-}
-
-/// Checks every code, then converts (allocating exactly `codes.len()`).
-pub(super) fn to_roots(codes: &[u8]) -> Result<Vec<E8Root>, CodecError> {
-    // A branch-free scan first: it vectorizes, and the error is rare.
-    if codes.iter().fold(0u8, |m, &c| m.max(c)) as usize >= E8_ROOT_COUNT {
-        let index = codes
-            .iter()
-            .position(|&c| c as usize >= E8_ROOT_COUNT)
-            .unwrap_or_default();
-        return Err(CodecError::InvalidVector {
-            index: index as u64,
-            error: Gf8Error::InvalidRootCode { code: codes[index] },
-        });
-    }
-    let mut codes = core::mem::ManuallyDrop::new(codes.to_vec());
-    let (ptr, len, cap) = (codes.as_mut_ptr(), codes.len(), codes.capacity());
-    // SAFETY: `E8Root` is `#[repr(transparent)]` over `u8`, so the
-    // allocation and its layout are the same for both element types, and
-    // every byte was checked above to be a code below 240, the only values
-    // an `E8Root` may hold. The original `Vec` is never dropped, so the
-    // allocation has one owner.
-    Ok(unsafe { Vec::from_raw_parts(ptr.cast::<E8Root>(), len, cap) })
+    crate::payload::to_roots(codes)
 }

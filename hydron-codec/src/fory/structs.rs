@@ -29,7 +29,7 @@ use ::fory::{Error, ReadContext, RefFlag, RefMode, Serializer, StructSerializer,
 use ::fory::{TypeResolver, WriteContext};
 use hydron_core::{E8Root, Gf8};
 
-use super::{batch, codes, wire};
+use super::{batch, wire};
 use crate::{CodecError, Policy};
 
 /// The fory type index (not the wire type id) of [`Gf8Batch`]: fory's
@@ -228,7 +228,10 @@ impl Body for Gf8Batch {
 
     fn read_body(input: &[u8]) -> Result<(Gf8Batch, usize), CodecError> {
         let (data, end) = wire::read_array_field(input, 0, 4, 32, batch::FLOATS_WHAT)?;
-        Ok((Gf8Batch(batch::decode_payload(data, Policy::Strict)?), end))
+        Ok((
+            Gf8Batch(crate::payload::decode_payload(data, Policy::Strict)?),
+            end,
+        ))
     }
 }
 
@@ -253,7 +256,7 @@ impl Body for E8Codes {
 
     fn read_body(input: &[u8]) -> Result<(E8Codes, usize), CodecError> {
         let (data, end) = wire::read_array_field(input, 0, 1, 1, "codes")?;
-        Ok((E8Codes(codes::to_roots(data)?), end))
+        Ok((E8Codes(crate::payload::to_roots(data)?), end))
     }
 }
 

@@ -1,0 +1,320 @@
+//! Checks a column chunk's page headers before the parquet crate decodes
+//! it: the crate reserves each page's claimed uncompressed size (up to
+//! 2 GiB) before it decompresses, so a crafted header could make it
+//! allocate from a claim. This walks the chunk's Thrift page headers (the
+//! compact protocol, skipping every field but the two sizes) and refuses a
+//! page over the limit, a size below zero, or a page past the chunk's end.
+
+use std::io::Read;
+
+use parquet::errors::ParquetError;
+use parquet::file::reader::ChunkReader;
+
+use super::source::Source;
+
+/// Nesting that a page header needs at most (statistics inside a page
+/// header inside ...); deeper is malformed.
+const MAX_DEPTH: u32 = 16;
+
+/// One page header's sizes, and how long the header itself is.
+#[derive(Debug, PartialEq, Eq)]
+struct PageSizes {
+    header_len: u64,
+    uncompressed: i64,
+    compressed: i64,
+}
+
+/// A page whose claimed uncompressed size is over the limit: where its
+/// header starts, and the claim.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct TooLarge {
+    pub(super) offset: u64,
+    pub(super) claimed: u64,
+}
+
+/// Walks the pages of the column chunk at `start..start + len`. `Ok(Err)`
+/// is a page over `limit` bytes uncompressed.
+pub(super) fn check_chunk(
+    source: &Source,
+    start: i64,
+    len: i64,
+    limit: u64,
+) -> Result<Result<(), TooLarge>, ParquetError> {
+    let (Ok(start), Ok(len)) = (u64::try_from(start), u64::try_from(len)) else {
+        return Err(ParquetError::General(format!(
+            "a column chunk has a negative offset or length ({start}, {len})"
+        )));
+    };
+    let end = start
+        .checked_add(len)
+        .filter(|&e| e <= parquet::file::reader::Length::len(source));
+    let Some(end) = end else {
+        return Err(ParquetError::EOF(format!(
+            "a column chunk of {len} bytes at byte offset {start} is past the end of the data"
+        )));
+    };
+    let mut offset = start;
+    while offset < end {
+        let mut reader = source.get_read(offset)?.take(end - offset);
+        let sizes = read_page_sizes(&mut reader).map_err(|e| {
+            ParquetError::General(format!("page header at byte offset {offset}: {e}"))
+        })?;
+        if sizes.compressed < 0 || sizes.uncompressed < 0 {
+            return Err(ParquetError::General(format!(
+                "page header at byte offset {offset}: negative page size"
+            )));
+        }
+        if sizes.uncompressed as u64 > limit {
+            return Ok(Err(TooLarge {
+                offset,
+                claimed: sizes.uncompressed as u64,
+            }));
+        }
+        offset = offset
+            .checked_add(sizes.header_len)
+            .and_then(|o| o.checked_add(sizes.compressed as u64))
+            .filter(|&o| o <= end)
+            .ok_or_else(|| {
+                ParquetError::EOF(format!(
+                    "the page at byte offset {offset} runs past the end of its column chunk"
+                ))
+            })?;
+    }
+    Ok(Ok(()))
+}
+
+/// Reads one Thrift compact-protocol `PageHeader`, keeping fields 2
+/// (`uncompressed_page_size`) and 3 (`compressed_page_size`).
+fn read_page_sizes(r: &mut impl Read) -> Result<PageSizes, String> {
+    let mut input = Counting { inner: r, read: 0 };
+    let mut sizes = (None, None);
+    let mut last_id = 0i16;
+    loop {
+        let header = input.byte()?;
+        let kind = header & 0x0f;
+        if kind == 0 {
+            break;
+        }
+        let id = match header >> 4 {
+            0 => zigzag(input.varint()?) as i16,
+            delta => last_id.wrapping_add(i16::from(delta)),
+        };
+        last_id = id;
+        match (id, kind) {
+            (2, 5) => sizes.0 = Some(zigzag(input.varint()?)),
+            (3, 5) => sizes.1 = Some(zigzag(input.varint()?)),
+            _ => skip(&mut input, kind, 0)?,
+        }
+    }
+    match sizes {
+        (Some(uncompressed), Some(compressed)) => Ok(PageSizes {
+            header_len: input.read,
+            uncompressed,
+            compressed,
+        }),
+        _ => Err("the page sizes are missing".to_string()),
+    }
+}
+
+/// Skips one value of compact type `kind`.
+fn skip(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err("nested too deeply".to_string());
+    }
+    match kind {
+        1 | 2 => {}
+        3 => {
+            input.byte()?;
+        }
+        4..=6 => {
+            input.varint()?;
+        }
+        7 => input.skip_bytes(8)?,
+        8 => {
+            let len = input.varint()?;
+            input.skip_bytes(len)?;
+        }
+        9 | 10 => {
+            let header = input.byte()?;
+            let count = match header >> 4 {
+                15 => input.varint()?,
+                n => u64::from(n),
+            };
+            let element = header & 0x0f;
+            for _ in 0..count {
+                // A bool element is one byte in a list.
+                if element == 1 || element == 2 {
+                    input.byte()?;
+                } else {
+                    skip(input, element, depth + 1)?;
+                }
+            }
+        }
+        11 => {
+            let count = input.varint()?;
+            if count > 0 {
+                let types = input.byte()?;
+                for _ in 0..count {
+                    skip(input, types >> 4, depth + 1)?;
+                    skip(input, types & 0x0f, depth + 1)?;
+                }
+            }
+        }
+        12 => loop {
+            let header = input.byte()?;
+            if header & 0x0f == 0 {
+                break;
+            }
+            if header >> 4 == 0 {
+                input.varint()?; // a field id in long form
+            }
+            skip(input, header & 0x0f, depth + 1)?;
+        },
+        other => return Err(format!("unknown Thrift type {other}")),
+    }
+    Ok(())
+}
+
+fn zigzag(n: u64) -> i64 {
+    ((n >> 1) as i64) ^ -((n & 1) as i64)
+}
+
+/// A reader that counts the bytes it has read.
+struct Counting<'a, R: Read> {
+    inner: &'a mut R,
+    read: u64,
+}
+
+impl<R: Read> Counting<'_, R> {
+    fn byte(&mut self) -> Result<u8, String> {
+        let mut b = [0];
+        self.inner
+            .read_exact(&mut b)
+            .map_err(|_| "the header ends early".to_string())?;
+        self.read += 1;
+        Ok(b[0])
+    }
+
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            value |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err("a varint is longer than 10 bytes".to_string())
+    }
+
+    fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
+        let copied = std::io::copy(&mut self.inner.take(n), &mut std::io::sink())
+            .map_err(|e| e.to_string())?;
+        self.read += copied;
+        if copied < n {
+            return Err("the header ends early".to_string());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A compact-protocol page header: type DATA_PAGE, the two sizes, a CRC,
+    /// a data page header struct with a statistics struct holding binary
+    /// min/max and a list, then STOP.
+    fn header(uncompressed: i32, compressed: i32) -> Vec<u8> {
+        fn varint(mut n: u64, out: &mut Vec<u8>) {
+            loop {
+                let b = (n & 0x7f) as u8;
+                n >>= 7;
+                if n == 0 {
+                    out.push(b);
+                    return;
+                }
+                out.push(b | 0x80);
+            }
+        }
+        fn zz(n: i64) -> u64 {
+            ((n << 1) ^ (n >> 63)) as u64
+        }
+        let mut h = vec![0x15];
+        varint(zz(0), &mut h); // type
+        h.push(0x15);
+        varint(zz(i64::from(uncompressed)), &mut h);
+        h.push(0x15);
+        varint(zz(i64::from(compressed)), &mut h);
+        h.push(0x15);
+        varint(zz(-12345), &mut h); // crc
+        h.push(0x1c); // field 5, struct
+        h.push(0x15);
+        varint(zz(100), &mut h); // num_values
+        h.push(0x5c); // field 5 (delta 4 from 1), struct: statistics
+        h.extend([0x18, 3, b'a', b'b', b'c']); // binary
+        h.extend([0x19, 0x35]); // list of 3 i32
+        for x in [1, 2, 3] {
+            varint(zz(x), &mut h);
+        }
+        h.extend([0x11, 0x00, 0x00]); // bool true; STOP stats; STOP data page header
+        h.push(0x00); // STOP page header
+        h
+    }
+
+    #[test]
+    fn reads_the_sizes_and_skips_the_rest() {
+        let h = header(1 << 20, 5000);
+        let sizes = read_page_sizes(&mut &h[..]).unwrap();
+        assert_eq!(
+            sizes,
+            PageSizes {
+                header_len: h.len() as u64,
+                uncompressed: 1 << 20,
+                compressed: 5000,
+            }
+        );
+    }
+
+    #[test]
+    fn pages_over_the_limit_are_refused_and_bad_headers_are_errors() {
+        let mut data = header(2_000_000_000, 4);
+        data.extend([0; 4]);
+        let source = Source::Bytes(data.clone().into());
+        let got = check_chunk(&source, 0, data.len() as i64, 1 << 26).unwrap();
+        assert_eq!(
+            got,
+            Err(TooLarge {
+                offset: 0,
+                claimed: 2_000_000_000
+            })
+        );
+        let mut ok = header(100, 4);
+        ok.extend([0; 4]);
+        let two: Vec<u8> = [ok.clone(), ok.clone()].concat();
+        let source = Source::Bytes(two.clone().into());
+        assert_eq!(
+            check_chunk(&source, 0, two.len() as i64, 1 << 26).unwrap(),
+            Ok(())
+        );
+        // A chunk cut inside its second page, a chunk past the data, a
+        // negative offset, and a header cut short.
+        assert!(check_chunk(&source, 0, two.len() as i64 - 1, 1 << 26).is_err());
+        assert!(check_chunk(&source, 0, two.len() as i64 + 1, 1 << 26).is_err());
+        assert!(check_chunk(&source, -1, 3, 1 << 26).is_err());
+        for cut in 0..ok.len() - 4 {
+            let source = Source::Bytes(ok[..cut].to_vec().into());
+            assert!(check_chunk(&source, 0, cut as i64, 1 << 26).is_err() || cut == 0);
+        }
+        let negative = header(-5, 4);
+        let source = Source::Bytes(negative.clone().into());
+        assert!(check_chunk(&source, 0, negative.len() as i64, 1 << 26).is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let mut h = vec![0x1c; 10_000];
+        h.push(0);
+        assert!(read_page_sizes(&mut &h[..]).is_err());
+    }
+}

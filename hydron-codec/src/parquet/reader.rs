@@ -1,0 +1,679 @@
+//! [`ParquetReader`]: the vectors (or codes) of a Parquet file, batch by
+//! batch, row group by row group.
+
+use std::fs::File;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use hydron_core::{E8Root, Gf8};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::ProjectionMask;
+use parquet::errors::ParquetError;
+
+use super::pages;
+use super::source::Source;
+use crate::arrow as harrow;
+use crate::save::in_file;
+use crate::{CodecError, Policy};
+
+/// Options for reading Parquet.
+///
+/// ```
+/// use hydron_codec::parquet::ParquetReadOptions;
+///
+/// let opts = ParquetReadOptions::new().batch_vectors(4096).column("embedding");
+/// assert_eq!(opts.get_batch_vectors(), 4096);
+/// assert_eq!(opts.get_column(), Some("embedding"));
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ParquetReadOptions {
+    batch_vectors: usize,
+    max_page_bytes: u64,
+    column: Option<String>,
+}
+
+impl ParquetReadOptions {
+    /// Vectors decoded per batch unless set: 65,536 (2 MiB of coordinates).
+    pub const DEFAULT_BATCH_VECTORS: usize = 1 << 16;
+    /// The largest uncompressed page accepted unless set: 64 MiB (writers
+    /// use 1 MiB pages by default).
+    pub const DEFAULT_MAX_PAGE_BYTES: u64 = 64 << 20;
+
+    /// The defaults.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::ParquetReadOptions;
+    /// assert_eq!(ParquetReadOptions::new().get_max_page_bytes(), 64 << 20);
+    /// ```
+    #[must_use]
+    pub const fn new() -> ParquetReadOptions {
+        ParquetReadOptions {
+            batch_vectors: Self::DEFAULT_BATCH_VECTORS,
+            max_page_bytes: Self::DEFAULT_MAX_PAGE_BYTES,
+            column: None,
+        }
+    }
+
+    /// Sets how many vectors a batch holds at most (at least 1).
+    ///
+    /// ```
+    /// use hydron_codec::parquet::ParquetReadOptions;
+    /// assert_eq!(ParquetReadOptions::new().batch_vectors(0).get_batch_vectors(), 1);
+    /// ```
+    #[must_use]
+    pub const fn batch_vectors(mut self, vectors: usize) -> ParquetReadOptions {
+        self.batch_vectors = if vectors == 0 { 1 } else { vectors };
+        self
+    }
+
+    /// Sets the largest uncompressed page accepted: a page header that
+    /// claims more is an error before any memory is taken for it.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::ParquetReadOptions;
+    /// assert_eq!(ParquetReadOptions::new().max_page_bytes(1 << 30).get_max_page_bytes(), 1 << 30);
+    /// ```
+    #[must_use]
+    pub const fn max_page_bytes(mut self, bytes: u64) -> ParquetReadOptions {
+        self.max_page_bytes = bytes;
+        self
+    }
+
+    /// Reads the column named `name` instead of finding it (see
+    /// [`crate::arrow::find_vector_column`]).
+    ///
+    /// ```
+    /// use hydron_codec::parquet::ParquetReadOptions;
+    /// assert_eq!(ParquetReadOptions::new().get_column(), None);
+    /// ```
+    #[must_use]
+    pub fn column(mut self, name: impl Into<String>) -> ParquetReadOptions {
+        self.column = Some(name.into());
+        self
+    }
+
+    /// Vectors per batch.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::ParquetReadOptions;
+    /// assert_eq!(ParquetReadOptions::new().get_batch_vectors(), 65_536);
+    /// ```
+    #[must_use]
+    pub const fn get_batch_vectors(&self) -> usize {
+        self.batch_vectors
+    }
+
+    /// The largest uncompressed page accepted, in bytes.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::ParquetReadOptions;
+    /// assert_eq!(ParquetReadOptions::new().max_page_bytes(7).get_max_page_bytes(), 7);
+    /// ```
+    #[must_use]
+    pub const fn get_max_page_bytes(&self) -> u64 {
+        self.max_page_bytes
+    }
+
+    /// The column to read, if set.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::ParquetReadOptions;
+    /// assert_eq!(ParquetReadOptions::new().column("v").get_column(), Some("v"));
+    /// ```
+    #[must_use]
+    pub fn get_column(&self) -> Option<&str> {
+        self.column.as_deref()
+    }
+}
+
+impl Default for ParquetReadOptions {
+    fn default() -> ParquetReadOptions {
+        ParquetReadOptions::new()
+    }
+}
+
+/// What is read: vectors under a policy, or codes.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Vectors(Policy),
+    Codes,
+}
+
+/// Reads the vector (or code) column of a Parquet file, one batch at a
+/// time, in memory that does not grow with the file: about one batch,
+/// plus one page per column read.
+///
+/// The file's footer is read and checked when the reader is made: row
+/// counts that disagree, byte ranges past the end of the file, and a
+/// column of the wrong type are errors then. Each row group's page headers
+/// are checked before it is decoded ([`ParquetReadOptions::max_page_bytes`]),
+/// and the rows each row group yields must be the rows it claims. Errors
+/// name the row (counted from the start of the file) or the row group,
+/// and, for files opened by path, the path.
+///
+/// Parquet needs random access (the footer is at the end), so the reader
+/// takes a regular file or bytes in memory; read a pipe into memory first
+/// and use [`from_bytes`](ParquetReader::from_bytes).
+///
+/// ```
+/// use hydron_codec::parquet::{self, ParquetOptions, ParquetReader};
+/// use hydron_codec::Policy;
+/// use hydron_core::E8_ROOTS;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("roots.parquet");
+/// parquet::save(&path, &E8_ROOTS, ParquetOptions::new().row_group_vectors(100))?;
+/// let mut reader = ParquetReader::open(&path, Policy::Strict)?;
+/// assert_eq!((reader.claimed_vectors(), reader.row_groups()), (240, 3));
+/// let mut out = Vec::new();
+/// while reader.read_chunk(&mut out)? > 0 {}
+/// assert_eq!(out, E8_ROOTS);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct ParquetReader {
+    source: Source,
+    path: Option<PathBuf>,
+    metadata: ArrowReaderMetadata,
+    column: usize,
+    column_name: String,
+    target: Target,
+    options: ParquetReadOptions,
+    next_group: usize,
+    /// The row group being read, its reader and the rows it has yielded.
+    current: Option<(usize, ParquetRecordBatchReader, u64)>,
+    rows: u64,
+    /// Set after an error: the reader yields nothing more.
+    failed: bool,
+}
+
+impl ParquetReader {
+    /// Opens the vector column of the Parquet file at `path`.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::ParquetReader;
+    /// use hydron_codec::Policy;
+    /// let err = ParquetReader::open("/dev/null", Policy::Strict).unwrap_err();
+    /// assert!(err.to_string().contains("not a regular file"), "{err}");
+    /// ```
+    pub fn open(path: impl AsRef<Path>, policy: Policy) -> Result<ParquetReader, CodecError> {
+        ParquetReader::open_with(path, policy, ParquetReadOptions::new())
+    }
+
+    /// Opens the vector column of the Parquet file at `path`, with options.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{self, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_codec::Policy;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("v.parquet");
+    /// parquet::save(&path, &hydron_core::E8_ROOTS, ParquetOptions::new())?;
+    /// let opts = ParquetReadOptions::new().batch_vectors(100);
+    /// let mut reader = ParquetReader::open_with(&path, Policy::Strict, opts)?;
+    /// let mut out = Vec::new();
+    /// assert_eq!(reader.read_chunk(&mut out)?, 100);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_with(
+        path: impl AsRef<Path>,
+        policy: Policy,
+        options: ParquetReadOptions,
+    ) -> Result<ParquetReader, CodecError> {
+        let path = path.as_ref();
+        let source = open_file(path).map_err(|e| in_file(path, CodecError::Io(e)))?;
+        ParquetReader::new(source, Some(path), Target::Vectors(policy), options)
+            .map_err(|e| in_file(path, e))
+    }
+
+    /// Opens the code column of the Parquet file at `path`.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{self, ParquetOptions, ParquetReader};
+    /// use hydron_core::E8Root;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("c.parquet");
+    /// parquet::save_codes(&path, &[E8Root::new(2)?; 3], ParquetOptions::new())?;
+    /// let mut reader = ParquetReader::open_codes(&path)?;
+    /// let mut out = Vec::new();
+    /// assert_eq!(reader.read_codes_chunk(&mut out)?, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_codes(path: impl AsRef<Path>) -> Result<ParquetReader, CodecError> {
+        let path = path.as_ref();
+        let source = open_file(path).map_err(|e| in_file(path, CodecError::Io(e)))?;
+        ParquetReader::new(source, Some(path), Target::Codes, ParquetReadOptions::new())
+            .map_err(|e| in_file(path, e))
+    }
+
+    /// Reads the vector column of a Parquet file held in memory.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetReadOptions, ParquetReader};
+    /// use hydron_codec::{CodecError, Policy};
+    /// let err = ParquetReader::from_bytes(&b"PAR1"[..], Policy::Strict, ParquetReadOptions::new()).unwrap_err();
+    /// assert!(matches!(err, CodecError::Parquet { .. }));
+    /// ```
+    pub fn from_bytes(
+        bytes: impl Into<bytes::Bytes>,
+        policy: Policy,
+        options: ParquetReadOptions,
+    ) -> Result<ParquetReader, CodecError> {
+        let source = Source::Bytes(bytes.into());
+        ParquetReader::new(source, None, Target::Vectors(policy), options)
+    }
+
+    /// Reads the code column of a Parquet file held in memory.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReader};
+    /// use hydron_core::E8Root;
+    /// let mut e = ParquetEncoder::new_codes(Vec::new(), ParquetOptions::new())?;
+    /// e.write_codes(&[E8Root::new(200)?])?;
+    /// let mut reader = ParquetReader::codes_from_bytes(e.finish()?)?;
+    /// let mut out = Vec::new();
+    /// reader.read_codes_chunk(&mut out)?;
+    /// assert_eq!(out[0].code(), 200);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn codes_from_bytes(bytes: impl Into<bytes::Bytes>) -> Result<ParquetReader, CodecError> {
+        let source = Source::Bytes(bytes.into());
+        ParquetReader::new(source, None, Target::Codes, ParquetReadOptions::new())
+    }
+
+    fn new(
+        source: Source,
+        path: Option<&Path>,
+        target: Target,
+        options: ParquetReadOptions,
+    ) -> Result<ParquetReader, CodecError> {
+        let metadata = guarded(None, || {
+            ArrowReaderMetadata::load(&source, ArrowReaderOptions::new())
+        })?;
+        check_row_counts(&metadata)?;
+        let schema = metadata.schema();
+        let column = match (options.get_column(), target) {
+            (Some(name), _) => schema
+                .index_of(name)
+                .map_err(|_| CodecError::MissingColumn {
+                    what: match target {
+                        Target::Vectors(_) => "vector",
+                        Target::Codes => "code",
+                    },
+                    reason: format!("there is no column named {name:?}"),
+                })?,
+            (None, Target::Vectors(_)) => harrow::find_vector_column(schema)?,
+            (None, Target::Codes) => harrow::find_code_column(schema)?,
+        };
+        let column_name = schema.field(column).name().clone();
+        let reader = ParquetReader {
+            source,
+            path: path.map(Path::to_path_buf),
+            metadata,
+            column,
+            column_name,
+            target,
+            options,
+            next_group: 0,
+            current: None,
+            rows: 0,
+            failed: false,
+        };
+        // The column's type is checked now, on an empty batch, so a file of
+        // doubles fails when opened rather than at its first row.
+        let field = reader.metadata.schema().field(column).clone();
+        let empty = arrow_array::new_empty_array(field.data_type());
+        reader.append(
+            &RecordBatch::try_new(
+                Arc::new(arrow_schema::Schema::new(vec![field])),
+                vec![empty],
+            )?,
+            0,
+            &mut Vec::new(),
+            &mut Vec::new(),
+        )?;
+        Ok(reader)
+    }
+
+    /// The number of vectors the footer claims (a claim: the rows read are
+    /// checked against it, and nothing is allocated from it).
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_codec::Policy;
+    /// let mut e = ParquetEncoder::new(Vec::new(), ParquetOptions::new())?;
+    /// e.write(&hydron_core::E8_ROOTS)?;
+    /// let reader = ParquetReader::from_bytes(e.finish()?, Policy::Strict, ParquetReadOptions::new())?;
+    /// assert_eq!(reader.claimed_vectors(), 240);
+    /// # Ok::<(), hydron_codec::CodecError>(())
+    /// ```
+    #[must_use]
+    pub fn claimed_vectors(&self) -> u64 {
+        self.metadata.metadata().file_metadata().num_rows().max(0) as u64
+    }
+
+    /// The number of row groups.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_codec::Policy;
+    /// let e = ParquetEncoder::new(Vec::new(), ParquetOptions::new())?;
+    /// let reader = ParquetReader::from_bytes(e.finish()?, Policy::Strict, ParquetReadOptions::new())?;
+    /// assert_eq!(reader.row_groups(), 0);
+    /// # Ok::<(), hydron_codec::CodecError>(())
+    /// ```
+    #[must_use]
+    pub fn row_groups(&self) -> usize {
+        self.metadata.metadata().num_row_groups()
+    }
+
+    /// The name of the column read.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_codec::Policy;
+    /// let e = ParquetEncoder::new(Vec::new(), ParquetOptions::new())?;
+    /// let reader = ParquetReader::from_bytes(e.finish()?, Policy::Strict, ParquetReadOptions::new())?;
+    /// assert_eq!(reader.column_name(), "vector");
+    /// # Ok::<(), hydron_codec::CodecError>(())
+    /// ```
+    #[must_use]
+    pub fn column_name(&self) -> &str {
+        &self.column_name
+    }
+
+    /// The Arrow type of the column read, as the file's schema gives it
+    /// (e.g. `FixedSizeList(8 x Float32)`, or `List(Float32)` from a
+    /// writer that stores no Arrow schema).
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_codec::Policy;
+    /// let e = ParquetEncoder::new(Vec::new(), ParquetOptions::new())?;
+    /// let reader = ParquetReader::from_bytes(e.finish()?, Policy::Strict, ParquetReadOptions::new())?;
+    /// assert_eq!(reader.column_type(), &hydron_codec::arrow::vector_data_type());
+    /// # Ok::<(), hydron_codec::CodecError>(())
+    /// ```
+    #[must_use]
+    pub fn column_type(&self) -> &arrow_schema::DataType {
+        self.metadata.schema().field(self.column).data_type()
+    }
+
+    /// Appends the next batch of vectors (at most
+    /// [`ParquetReadOptions::batch_vectors`]) to `out`, and returns how
+    /// many; 0 at the end. On error `out` is left as it was, and the reader
+    /// yields nothing more.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_codec::Policy;
+    /// let mut e = ParquetEncoder::new_codes(Vec::new(), ParquetOptions::new())?;
+    /// e.write_codes(&[hydron_core::E8Root::new(0)?])?;
+    /// // A codes file has no vector column.
+    /// let err = ParquetReader::from_bytes(e.finish()?, Policy::Strict, ParquetReadOptions::new()).unwrap_err();
+    /// assert!(err.to_string().starts_with("no vector column"), "{err}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_chunk(&mut self, out: &mut Vec<Gf8>) -> Result<usize, CodecError> {
+        if !matches!(self.target, Target::Vectors(_)) {
+            return Err(self.located(wrong_target("vectors", "codes")));
+        }
+        self.next(out, &mut Vec::new())
+    }
+
+    /// Appends the next batch of codes to `out` (for a reader made by
+    /// `open_codes` or `codes_from_bytes`); 0 at the end.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{self, ParquetOptions, ParquetReader};
+    /// use hydron_codec::Policy;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("v.parquet");
+    /// parquet::save(&path, &hydron_core::E8_ROOTS, ParquetOptions::new())?;
+    /// let mut reader = ParquetReader::open(&path, Policy::Strict)?;
+    /// assert!(reader.read_codes_chunk(&mut Vec::new()).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_codes_chunk(&mut self, out: &mut Vec<E8Root>) -> Result<usize, CodecError> {
+        if !matches!(self.target, Target::Codes) {
+            return Err(self.located(wrong_target("codes", "vectors")));
+        }
+        self.next(&mut Vec::new(), out)
+    }
+
+    fn next(
+        &mut self,
+        vectors: &mut Vec<Gf8>,
+        codes: &mut Vec<E8Root>,
+    ) -> Result<usize, CodecError> {
+        if self.failed {
+            return Ok(0);
+        }
+        let result = self.next_batch(vectors, codes);
+        if result.is_err() {
+            self.failed = true;
+            self.current = None;
+        }
+        result.map_err(|e| self.located(e))
+    }
+
+    fn next_batch(
+        &mut self,
+        vectors: &mut Vec<Gf8>,
+        codes: &mut Vec<E8Root>,
+    ) -> Result<usize, CodecError> {
+        loop {
+            let Some((group, batches, yielded)) = self.current.as_mut() else {
+                if self.next_group == self.row_groups() {
+                    return Ok(0);
+                }
+                let group = self.next_group;
+                self.next_group += 1;
+                let batches = self.start_group(group)?;
+                self.current = Some((group, batches, 0));
+                continue;
+            };
+            let group = *group;
+            let next = guarded(Some(group), || {
+                batches.next().transpose().map_err(ParquetError::from)
+            })?;
+            *yielded += next.as_ref().map_or(0, |b| b.num_rows() as u64);
+            let yielded = *yielded;
+            let claimed = self.group_rows(group);
+            match next {
+                Some(batch) => {
+                    if yielded > claimed {
+                        return Err(group_rows_error(group, claimed, "more"));
+                    }
+                    let n = batch.num_rows();
+                    self.append(&batch, 0, vectors, codes)?;
+                    self.rows += n as u64;
+                    if n > 0 {
+                        return Ok(n);
+                    }
+                }
+                None => {
+                    if yielded != claimed {
+                        return Err(group_rows_error(group, claimed, "fewer"));
+                    }
+                    self.current = None;
+                }
+            }
+        }
+    }
+
+    fn group_rows(&self, group: usize) -> u64 {
+        self.metadata.metadata().row_group(group).num_rows().max(0) as u64
+    }
+
+    /// Checks the row group's page headers, then makes its batch reader.
+    fn start_group(&self, group: usize) -> Result<ParquetRecordBatchReader, CodecError> {
+        let parquet_meta = self.metadata.metadata();
+        let descr = parquet_meta.file_metadata().schema_descr();
+        let row_group = parquet_meta.row_group(group);
+        for leaf in 0..descr.num_columns() {
+            if descr.get_column_root_idx(leaf) != self.column {
+                continue;
+            }
+            let chunk = row_group.column(leaf);
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or_else(|| chunk.data_page_offset());
+            let checked = pages::check_chunk(
+                &self.source,
+                start,
+                chunk.compressed_size(),
+                self.options.get_max_page_bytes(),
+            )
+            .map_err(|error| CodecError::Parquet {
+                row_group: Some(group),
+                error,
+            })?;
+            if let Err(too_large) = checked {
+                return Err(CodecError::PageTooLarge {
+                    row_group: group,
+                    offset: too_large.offset,
+                    claimed: too_large.claimed,
+                    limit: self.options.get_max_page_bytes(),
+                });
+            }
+        }
+        let mask = ProjectionMask::roots(descr, [self.column]);
+        guarded(Some(group), || {
+            ParquetRecordBatchReaderBuilder::new_with_metadata(
+                self.source.clone(),
+                self.metadata.clone(),
+            )
+            .with_projection(mask)
+            .with_row_groups(vec![group])
+            .with_batch_size(self.options.get_batch_vectors())
+            .build()
+        })
+    }
+
+    /// Appends the column of `batch` to `vectors` or `codes`.
+    fn append(
+        &self,
+        batch: &RecordBatch,
+        column: usize,
+        vectors: &mut Vec<Gf8>,
+        codes: &mut Vec<E8Root>,
+    ) -> Result<(), CodecError> {
+        let array = batch.column(column);
+        match self.target {
+            Target::Vectors(policy) => {
+                harrow::append_vectors(array, policy, vectors, &self.column_name, self.rows)
+            }
+            Target::Codes => {
+                let more = harrow::codes_at(array, &self.column_name, self.rows)?;
+                codes.extend_from_slice(&more);
+                Ok(())
+            }
+        }
+    }
+
+    fn located(&self, error: CodecError) -> CodecError {
+        match &self.path {
+            Some(path) => in_file(path, error),
+            None => error,
+        }
+    }
+}
+
+/// Runs a call into the parquet crate, turning its error, or a panic (the
+/// crate has panicked on crafted files before), into a [`CodecError`].
+fn guarded<T>(
+    row_group: Option<usize>,
+    call: impl FnOnce() -> Result<T, ParquetError>,
+) -> Result<T, CodecError> {
+    match catch_unwind(AssertUnwindSafe(call)) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(CodecError::Parquet { row_group, error }),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_string());
+            Err(CodecError::Parquet {
+                row_group,
+                error: ParquetError::General(format!(
+                    "malformed file: the Parquet decoder failed ({message})"
+                )),
+            })
+        }
+    }
+}
+
+/// The footer's row counts must agree: the file's with the sum of its row
+/// groups', and none below zero.
+fn check_row_counts(metadata: &ArrowReaderMetadata) -> Result<(), CodecError> {
+    let meta = metadata.metadata();
+    let claimed = meta.file_metadata().num_rows();
+    let mut sum = 0i64;
+    for (g, group) in meta.row_groups().iter().enumerate() {
+        let rows = group.num_rows();
+        if rows < 0 {
+            return Err(footer_error(format!("row group {g} claims {rows} rows")));
+        }
+        sum = sum.saturating_add(rows);
+    }
+    if claimed != sum {
+        return Err(footer_error(format!(
+            "the footer claims {claimed} rows, its row groups {sum}"
+        )));
+    }
+    Ok(())
+}
+
+fn footer_error(detail: String) -> CodecError {
+    CodecError::Parquet {
+        row_group: None,
+        error: ParquetError::General(format!("malformed footer: {detail}")),
+    }
+}
+
+fn group_rows_error(group: usize, claimed: u64, which: &str) -> CodecError {
+    CodecError::Parquet {
+        row_group: Some(group),
+        error: ParquetError::General(format!(
+            "the row group claims {claimed} rows, its pages hold {which}"
+        )),
+    }
+}
+
+fn wrong_target(asked: &str, opened: &str) -> CodecError {
+    CodecError::Io(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("cannot read {asked} from a reader opened for {opened}"),
+    ))
+}
+
+/// Opens a regular file (Parquet needs its length and random access).
+/// A FIFO or a device is refused before it is opened (opening a FIFO
+/// waits for a writer).
+fn open_file(path: &Path) -> std::io::Result<Source> {
+    let not_regular = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file: Parquet is read from its end, so it needs a file \
+             (read a pipe into memory and use ParquetReader::from_bytes)",
+        )
+    };
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    Ok(Source::File {
+        file: Arc::new(file),
+        len: meta.len(),
+    })
+}
