@@ -367,6 +367,17 @@ pub(crate) fn append_vectors(
     first_row: u64,
 ) -> Result<(), CodecError> {
     let arrays = vector_values_at(array, column, first_row)?;
+    append_arrays(arrays, policy, out, first_row)
+}
+
+/// Appends `arrays` (rows from `first_row` on) to `out`, checked by
+/// `policy` in one fused pass; on error `out` is left as it was.
+pub(crate) fn append_arrays(
+    arrays: &[[f32; 8]],
+    policy: Policy,
+    out: &mut Vec<Gf8>,
+    first_row: u64,
+) -> Result<(), CodecError> {
     let at_row = |e: CodecError| match e {
         CodecError::InvalidVector { index, error } => CodecError::InvalidVector {
             index: first_row + index,
@@ -543,7 +554,7 @@ mod tests {
 
     fn unit(i: usize) -> [f32; 8] {
         let mut v = [0.0; 8];
-        v[i % 8] = if i % 2 == 0 { 1.0 } else { -1.0 };
+        v[i % 8] = if i.is_multiple_of(2) { 1.0 } else { -1.0 };
         v
     }
 

@@ -248,15 +248,27 @@ pub enum CodecError {
     /// failed decompression), or could not be written; `row_group` names
     /// the row group when the error is inside one.
     #[cfg(feature = "parquet")]
-    #[error("Parquet{}: {error}", match row_group {
+    #[error("Parquet{}: {}", match row_group {
         Some(g) => format!(" (row group {g})"),
         None => String::new(),
-    })]
+    }, parquet_message(error))]
     Parquet {
         /// The row group being read, if the error is inside one.
         row_group: Option<usize>,
         /// The parquet crate's error.
         error: parquet::errors::ParquetError,
+    },
+    /// The values of a row group of a hydron Parquet file differ from what
+    /// was written: their CRC-32 does not match the one in the footer.
+    #[cfg(feature = "parquet")]
+    #[error("Parquet row group {row_group}: checksum mismatch (CRC-32 {found:08x}, the footer says {expected:08x}): the data changed after it was written")]
+    ChecksumMismatch {
+        /// The row group.
+        row_group: usize,
+        /// The CRC-32 in the footer.
+        expected: u32,
+        /// The CRC-32 of the values read.
+        found: u32,
     },
     /// A Parquet page claims to decompress to more than the reader accepts;
     /// checked before any memory is taken for it.
@@ -297,5 +309,15 @@ impl From<BatchError> for CodecError {
             index: e.index as u64,
             error: e.error,
         }
+    }
+}
+
+/// A parquet crate error's text without its own "Parquet error: " prefix.
+#[cfg(feature = "parquet")]
+fn parquet_message(error: &parquet::errors::ParquetError) -> String {
+    let text = error.to_string();
+    match text.strip_prefix("Parquet error: ") {
+        Some(rest) => rest.to_string(),
+        None => text,
     }
 }

@@ -53,6 +53,13 @@ use crate::{CodecError, Policy};
 pub use reader::{ParquetReadOptions, ParquetReader};
 pub use writer::{ParquetEncoder, ParquetWriter};
 
+/// The footer metadata key under which hydron stores the CRC-32 (IEEE) of
+/// each row group's values as written (little-endian float32 coordinates,
+/// or code bytes), 8 hex digits each, comma-separated. hydron's reader
+/// checks it when present, so a value changed after writing is an error
+/// even where Parquet itself has no checksum.
+pub const CHECKSUM_KEY: &str = "hydron.crc32";
+
 /// The first (and last) 4 bytes of a Parquet file.
 pub const MAGIC: [u8; 4] = *b"PAR1";
 

@@ -71,8 +71,9 @@ impl ParquetReadOptions {
         self
     }
 
-    /// Sets the largest uncompressed page accepted: a page header that
-    /// claims more is an error before any memory is taken for it.
+    /// Sets the largest uncompressed page (and footer) accepted: a page
+    /// header or a footer length that claims more is an error before any
+    /// memory is taken for it.
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetReadOptions;
@@ -137,6 +138,17 @@ impl Default for ParquetReadOptions {
     }
 }
 
+/// A row group being read.
+#[derive(Debug)]
+struct Group {
+    index: usize,
+    batches: ParquetRecordBatchReader,
+    /// Rows it has yielded.
+    yielded: u64,
+    /// The CRC-32 of its values so far, when the footer has one to check.
+    hasher: Option<crc32fast::Hasher>,
+}
+
 /// What is read: vectors under a policy, or codes.
 #[derive(Clone, Copy, Debug)]
 enum Target {
@@ -185,8 +197,11 @@ pub struct ParquetReader {
     target: Target,
     options: ParquetReadOptions,
     next_group: usize,
-    /// The row group being read, its reader and the rows it has yielded.
-    current: Option<(usize, ParquetRecordBatchReader, u64)>,
+    /// The row group being read.
+    current: Option<Group>,
+    /// The CRC-32 of each row group's values, from the footer of a file
+    /// hydron wrote; `None` for other writers' files.
+    checksums: Option<Vec<u32>>,
     rows: u64,
     /// Set after an error: the reader yields nothing more.
     failed: bool,
@@ -291,10 +306,12 @@ impl ParquetReader {
         target: Target,
         options: ParquetReadOptions,
     ) -> Result<ParquetReader, CodecError> {
+        check_footer_len(&source, options.get_max_page_bytes())?;
         let metadata = guarded(None, || {
             ArrowReaderMetadata::load(&source, ArrowReaderOptions::new())
         })?;
         check_row_counts(&metadata)?;
+        let checksums = read_checksums(&metadata)?;
         let schema = metadata.schema();
         let column = match (options.get_column(), target) {
             (Some(name), _) => schema
@@ -320,6 +337,7 @@ impl ParquetReader {
             options,
             next_group: 0,
             current: None,
+            checksums,
             rows: 0,
             failed: false,
         };
@@ -327,15 +345,11 @@ impl ParquetReader {
         // doubles fails when opened rather than at its first row.
         let field = reader.metadata.schema().field(column).clone();
         let empty = arrow_array::new_empty_array(field.data_type());
-        reader.append(
-            &RecordBatch::try_new(
-                Arc::new(arrow_schema::Schema::new(vec![field])),
-                vec![empty],
-            )?,
-            0,
-            &mut Vec::new(),
-            &mut Vec::new(),
+        let batch = RecordBatch::try_new(
+            Arc::new(arrow_schema::Schema::new(vec![field])),
+            vec![empty],
         )?;
+        reader.append(&batch, None, &mut Vec::new(), &mut Vec::new())?;
         Ok(reader)
     }
 
@@ -467,22 +481,32 @@ impl ParquetReader {
         codes: &mut Vec<E8Root>,
     ) -> Result<usize, CodecError> {
         loop {
-            let Some((group, batches, yielded)) = self.current.as_mut() else {
+            let Some(current) = self.current.as_mut() else {
                 if self.next_group == self.row_groups() {
                     return Ok(0);
                 }
-                let group = self.next_group;
+                let index = self.next_group;
                 self.next_group += 1;
-                let batches = self.start_group(group)?;
-                self.current = Some((group, batches, 0));
+                let batches = self.start_group(index)?;
+                self.current = Some(Group {
+                    index,
+                    batches,
+                    yielded: 0,
+                    hasher: self.checksums.as_ref().map(|_| crc32fast::Hasher::new()),
+                });
                 continue;
             };
-            let group = *group;
+            let group = current.index;
             let next = guarded(Some(group), || {
-                batches.next().transpose().map_err(ParquetError::from)
+                current
+                    .batches
+                    .next()
+                    .transpose()
+                    .map_err(ParquetError::from)
             })?;
-            *yielded += next.as_ref().map_or(0, |b| b.num_rows() as u64);
-            let yielded = *yielded;
+            current.yielded += next.as_ref().map_or(0, |b| b.num_rows() as u64);
+            let yielded = current.yielded;
+            let mut hasher = current.hasher.take();
             let claimed = self.group_rows(group);
             match next {
                 Some(batch) => {
@@ -490,8 +514,11 @@ impl ParquetReader {
                         return Err(group_rows_error(group, claimed, "more"));
                     }
                     let n = batch.num_rows();
-                    self.append(&batch, 0, vectors, codes)?;
+                    self.append(&batch, hasher.as_mut(), vectors, codes)?;
                     self.rows += n as u64;
+                    if let Some(current) = self.current.as_mut() {
+                        current.hasher = hasher;
+                    }
                     if n > 0 {
                         return Ok(n);
                     }
@@ -499,6 +526,16 @@ impl ParquetReader {
                 None => {
                     if yielded != claimed {
                         return Err(group_rows_error(group, claimed, "fewer"));
+                    }
+                    if let (Some(hasher), Some(sums)) = (hasher, self.checksums.as_ref()) {
+                        let (expected, found) = (sums[group], hasher.finalize());
+                        if expected != found {
+                            return Err(CodecError::ChecksumMismatch {
+                                row_group: group,
+                                expected,
+                                found,
+                            });
+                        }
                     }
                     self.current = None;
                 }
@@ -555,21 +592,29 @@ impl ParquetReader {
         })
     }
 
-    /// Appends the column of `batch` to `vectors` or `codes`.
+    /// Appends the column of `batch` to `vectors` or `codes`, hashing its
+    /// values into `hasher`.
     fn append(
         &self,
         batch: &RecordBatch,
-        column: usize,
+        hasher: Option<&mut crc32fast::Hasher>,
         vectors: &mut Vec<Gf8>,
         codes: &mut Vec<E8Root>,
     ) -> Result<(), CodecError> {
-        let array = batch.column(column);
+        let array = batch.column(0);
         match self.target {
             Target::Vectors(policy) => {
-                harrow::append_vectors(array, policy, vectors, &self.column_name, self.rows)
+                let arrays = harrow::vector_values_at(array, &self.column_name, self.rows)?;
+                if let Some(hasher) = hasher {
+                    hasher.update(bytemuck::cast_slice(arrays));
+                }
+                harrow::append_arrays(arrays, policy, vectors, self.rows)
             }
             Target::Codes => {
                 let more = harrow::codes_at(array, &self.column_name, self.rows)?;
+                if let Some(hasher) = hasher {
+                    hasher.update(bytemuck::cast_slice(&more));
+                }
                 codes.extend_from_slice(&more);
                 Ok(())
             }
@@ -609,6 +654,38 @@ fn guarded<T>(
     }
 }
 
+/// The footer's claimed length must fit in the data and under `limit`
+/// before the parquet crate reads (and allocates) it.
+fn check_footer_len(source: &Source, limit: u64) -> Result<(), CodecError> {
+    use ::parquet::file::reader::{ChunkReader, Length};
+    let len = source.len();
+    if len < 12 {
+        return Err(footer_error(format!(
+            "{len} bytes is too short for a Parquet file (at least 12)"
+        )));
+    }
+    let tail = guarded(None, || source.get_bytes(len - 8, 8))?;
+    if tail[4..] != super::MAGIC {
+        return Err(footer_error(format!(
+            "the file does not end with PAR1 (it ends with {:02x?})",
+            &tail[4..]
+        )));
+    }
+    let footer = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
+    if footer + 12 > len {
+        return Err(footer_error(format!(
+            "the footer claims {footer} bytes, more than the file's {len} bytes hold"
+        )));
+    }
+    if footer > limit {
+        return Err(footer_error(format!(
+            "the footer claims {footer} bytes, over the limit of {limit} \
+             (ParquetReadOptions::max_page_bytes)"
+        )));
+    }
+    Ok(())
+}
+
 /// The footer's row counts must agree: the file's with the sum of its row
 /// groups', and none below zero.
 fn check_row_counts(metadata: &ArrowReaderMetadata) -> Result<(), CodecError> {
@@ -628,6 +705,36 @@ fn check_row_counts(metadata: &ArrowReaderMetadata) -> Result<(), CodecError> {
         )));
     }
     Ok(())
+}
+
+/// The row group checksums hydron stored in the footer, if any: one per
+/// row group, or the footer is malformed.
+fn read_checksums(metadata: &ArrowReaderMetadata) -> Result<Option<Vec<u32>>, CodecError> {
+    let meta = metadata.metadata();
+    let Some(value) = meta
+        .file_metadata()
+        .key_value_metadata()
+        .and_then(|kv| kv.iter().find(|kv| kv.key == super::CHECKSUM_KEY))
+        .and_then(|kv| kv.value.as_deref())
+    else {
+        return Ok(None);
+    };
+    let sums: Option<Vec<u32>> = if value.is_empty() {
+        Some(Vec::new())
+    } else {
+        value
+            .split(',')
+            .map(|h| u32::from_str_radix(h, 16).ok())
+            .collect()
+    };
+    match sums {
+        Some(sums) if sums.len() == meta.num_row_groups() => Ok(Some(sums)),
+        _ => Err(footer_error(format!(
+            "{} is not one CRC-32 per row group ({} row groups)",
+            super::CHECKSUM_KEY,
+            meta.num_row_groups()
+        ))),
+    }
 }
 
 fn footer_error(detail: String) -> CodecError {

@@ -15,7 +15,7 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
-use super::{parquet_error, Compression, ParquetOptions};
+use super::{parquet_error, Compression, ParquetOptions, CHECKSUM_KEY};
 use crate::arrow::{self as harrow, CODE_COLUMN, VECTOR_COLUMN};
 use crate::save::{spent, SaveTarget};
 use crate::CodecError;
@@ -54,6 +54,53 @@ pub struct ParquetEncoder<W: Write + Send> {
     schema: SchemaRef,
     kind: Kind,
     rows: u64,
+    checksums: Checksums,
+}
+
+/// The CRC-32 of each row group's values, as written: stored in the
+/// footer under [`CHECKSUM_KEY`] so that hydron's reader finds any value
+/// changed after writing (arrow-rs writes no page checksums).
+#[derive(Debug)]
+struct Checksums {
+    row_group_vectors: u64,
+    /// Rows hashed into `current`.
+    in_group: u64,
+    current: crc32fast::Hasher,
+    done: Vec<u32>,
+}
+
+impl Checksums {
+    /// Hashes `bytes`, the values of `rows` rows, cutting row groups where
+    /// the writer does.
+    fn update(&mut self, mut bytes: &[u8], mut rows: u64) {
+        let per_row = (bytes.len() as u64).checked_div(rows).unwrap_or(0);
+        while rows > 0 {
+            let take = rows.min(self.row_group_vectors - self.in_group);
+            let (head, tail) = bytes.split_at((take * per_row) as usize);
+            self.current.update(head);
+            self.in_group += take;
+            rows -= take;
+            bytes = tail;
+            if self.in_group == self.row_group_vectors {
+                self.close_group();
+            }
+        }
+    }
+
+    fn close_group(&mut self) {
+        let hasher = std::mem::take(&mut self.current);
+        self.done.push(hasher.finalize());
+        self.in_group = 0;
+    }
+
+    /// The footer value: each row group's CRC-32, in hex, comma-separated.
+    fn finish(mut self) -> String {
+        if self.in_group > 0 {
+            self.close_group();
+        }
+        let hex: Vec<String> = self.done.iter().map(|c| format!("{c:08x}")).collect();
+        hex.join(",")
+    }
 }
 
 impl<W: Write + Send> std::fmt::Debug for ParquetEncoder<W> {
@@ -109,6 +156,12 @@ impl<W: Write + Send> ParquetEncoder<W> {
             schema,
             kind,
             rows: 0,
+            checksums: Checksums {
+                row_group_vectors: options.get_row_group_vectors() as u64,
+                in_group: 0,
+                current: crc32fast::Hasher::new(),
+                done: Vec::new(),
+            },
         })
     }
 
@@ -126,7 +179,7 @@ impl<W: Write + Send> ParquetEncoder<W> {
     pub fn write(&mut self, vectors: &[Gf8]) -> Result<(), CodecError> {
         self.expect(Kind::Vectors)?;
         for piece in vectors.chunks(COPY_VECTORS) {
-            self.write_array(Arc::new(harrow::vectors_to_arrow(piece.to_vec())))?;
+            self.write_vec(piece.to_vec())?;
         }
         Ok(())
     }
@@ -142,6 +195,8 @@ impl<W: Write + Send> ParquetEncoder<W> {
     /// ```
     pub fn write_vec(&mut self, vectors: Vec<Gf8>) -> Result<(), CodecError> {
         self.expect(Kind::Vectors)?;
+        let bytes: &[u8] = bytemuck::cast_slice(Gf8::slice_as_arrays(&vectors));
+        self.checksums.update(bytes, vectors.len() as u64);
         self.write_array(Arc::new(harrow::vectors_to_arrow(vectors)))
     }
 
@@ -157,6 +212,8 @@ impl<W: Write + Send> ParquetEncoder<W> {
     pub fn write_codes(&mut self, codes: &[E8Root]) -> Result<(), CodecError> {
         self.expect(Kind::Codes)?;
         for piece in codes.chunks(COPY_VECTORS * 32) {
+            self.checksums
+                .update(bytemuck::cast_slice(piece), piece.len() as u64);
             self.write_array(Arc::new(harrow::codes_to_arrow(piece.to_vec())))?;
         }
         Ok(())
@@ -183,7 +240,10 @@ impl<W: Write + Send> ParquetEncoder<W> {
     /// assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"));
     /// # Ok::<(), hydron_codec::CodecError>(())
     /// ```
-    pub fn finish(self) -> Result<W, CodecError> {
+    pub fn finish(mut self) -> Result<W, CodecError> {
+        let checksums = self.checksums.finish();
+        self.writer
+            .append_key_value_metadata(KeyValue::new(CHECKSUM_KEY.to_string(), checksums));
         self.writer.into_inner().map_err(parquet_error)
     }
 

@@ -1,0 +1,480 @@
+//! Parquet files: round trips, what other writers' layouts hydron reads,
+//! hostile files (wrong types, nulls, wrong row lengths, truncation,
+//! corruption, lying footers and page headers), and atomic saves.
+#![cfg(feature = "parquet")]
+
+use std::sync::Arc;
+
+use ::parquet::arrow::ArrowWriter;
+use ::parquet::file::properties::WriterProperties;
+use arrow_array::types::{Float32Type, Float64Type, Int32Type};
+use arrow_array::{ArrayRef, FixedSizeListArray, Float32Array, ListArray, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use hydron_codec::parquet::{
+    self, Compression, ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader,
+    ParquetWriter,
+};
+use hydron_codec::{CodecError, Policy};
+use hydron_core::{batch, Gf8};
+use proptest::prelude::*;
+
+/// `n` pseudo-random unit vectors (deterministic).
+fn vectors(n: usize, seed: u64) -> Vec<Gf8> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    (0..n)
+        .map(|_| {
+            Gf8::normalize([
+                next(),
+                next(),
+                next(),
+                next(),
+                next(),
+                next(),
+                next(),
+                next(),
+            ])
+            .unwrap()
+        })
+        .collect()
+}
+
+fn bits(v: &[Gf8]) -> Vec<[u32; 8]> {
+    v.iter().map(|g| g.to_array().map(f32::to_bits)).collect()
+}
+
+fn encode(v: &[Gf8], options: ParquetOptions) -> Vec<u8> {
+    let mut e = ParquetEncoder::new(Vec::new(), options).unwrap();
+    e.write(v).unwrap();
+    e.finish().unwrap()
+}
+
+fn decode(bytes: Vec<u8>) -> Result<Vec<Gf8>, CodecError> {
+    parquet::from_bytes(bytes, Policy::Strict)
+}
+
+/// A Parquet file of one column `vector` holding `array`, written by the
+/// parquet crate's own writer (no hydron checksums), as other tools would.
+fn foreign(array: ArrayRef, props: Option<WriterProperties>) -> Vec<u8> {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "vector",
+        array.data_type().clone(),
+        array.null_count() > 0 || true,
+    )]));
+    let batch = RecordBatch::try_new(Arc::clone(&schema), vec![array]).unwrap();
+    let mut w = ArrowWriter::try_new(Vec::new(), schema, props).unwrap();
+    w.write(&batch).unwrap();
+    w.into_inner().unwrap()
+}
+
+fn list_rows(rows: &[Vec<f32>]) -> ArrayRef {
+    Arc::new(ListArray::from_iter_primitive::<Float32Type, _, _>(
+        rows.iter()
+            .map(|r| Some(r.iter().map(|&x| Some(x)).collect::<Vec<_>>())),
+    ))
+}
+
+#[test]
+fn round_trips_bit_exactly_in_every_compression_and_row_group_size() {
+    let v = vectors(10_000, 1);
+    for compression in [
+        Compression::Uncompressed,
+        Compression::Snappy,
+        Compression::Zstd(3),
+        Compression::Lz4,
+        Compression::Gzip(6),
+    ] {
+        for rows in [1000, 4096, 1 << 18] {
+            let options = ParquetOptions::new()
+                .compression(compression)
+                .row_group_vectors(rows);
+            let bytes = encode(&v, options);
+            assert_eq!(
+                bits(&decode(bytes.clone()).unwrap()),
+                bits(&v),
+                "{compression}, {rows}"
+            );
+            let reader =
+                ParquetReader::from_bytes(bytes, Policy::Strict, ParquetReadOptions::new())
+                    .unwrap();
+            assert_eq!(reader.row_groups(), 10_000usize.div_ceil(rows));
+        }
+    }
+}
+
+#[test]
+fn codes_round_trip() {
+    let v = vectors(5000, 2);
+    let codes = batch::nearest_roots(&v);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.parquet");
+    parquet::save_codes(&path, &codes, ParquetOptions::new().row_group_vectors(700)).unwrap();
+    assert_eq!(parquet::load_codes(&path).unwrap(), codes);
+}
+
+#[test]
+fn reads_batch_by_batch_across_row_groups() {
+    let v = vectors(1000, 3);
+    let bytes = encode(&v, ParquetOptions::new().row_group_vectors(300));
+    let opts = ParquetReadOptions::new().batch_vectors(128);
+    let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
+    let mut out = Vec::new();
+    let mut sizes = Vec::new();
+    loop {
+        let n = reader.read_chunk(&mut out).unwrap();
+        if n == 0 {
+            break;
+        }
+        sizes.push(n);
+    }
+    assert!(sizes.iter().all(|&n| n <= 128));
+    assert_eq!(out, v);
+}
+
+#[test]
+fn reads_plain_lists_and_fixed_size_lists_from_other_writers() {
+    let v = vectors(100, 4);
+    let rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
+    // A plain list, without hydron's checksums or field metadata.
+    assert_eq!(decode(foreign(list_rows(&rows), None)).unwrap(), v);
+    // A nullable fixed-size list with nullable items (pyarrow's default).
+    let item = Arc::new(Field::new("item", DataType::Float32, true));
+    let flat = Float32Array::from(v.iter().flat_map(|g| g.to_array()).collect::<Vec<_>>());
+    let fsl = FixedSizeListArray::new(item, 8, Arc::new(flat), None);
+    assert_eq!(decode(foreign(Arc::new(fsl), None)).unwrap(), v);
+}
+
+#[test]
+fn rows_of_seven_or_nine_values_are_errors_naming_the_row() {
+    let v = vectors(50, 5);
+    for len in [7, 9] {
+        let mut rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
+        rows[37] = vec![0.0; len];
+        let err = decode(foreign(list_rows(&rows), None)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("row 37 has {len} values; a vector has 8")
+        );
+    }
+}
+
+#[test]
+fn row_numbers_count_across_batches_and_row_groups() {
+    let v = vectors(3000, 6);
+    let mut rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
+    rows[2345][3] = f32::NAN;
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(1000))
+        .build();
+    let bytes = foreign(list_rows(&rows), Some(props));
+    let opts = ParquetReadOptions::new().batch_vectors(256);
+    let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
+    let mut out = Vec::new();
+    let err = loop {
+        match reader.read_chunk(&mut out) {
+            Ok(0) => panic!("no error"),
+            Ok(_) => {}
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(err.to_string(), "vector 2345: coordinate 3 is NaN");
+    assert_eq!(
+        reader.read_chunk(&mut out).unwrap(),
+        0,
+        "spent after an error"
+    );
+}
+
+#[test]
+fn wrong_value_types_are_type_errors_when_opened() {
+    let doubles = ListArray::from_iter_primitive::<Float64Type, _, _>([Some(vec![Some(1.0); 8])]);
+    let err = decode(foreign(Arc::new(doubles), None)).unwrap_err();
+    assert!(matches!(err, CodecError::WrongColumnType { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("column \"vector\" has type List("),
+        "{err}"
+    );
+    let ints = ListArray::from_iter_primitive::<Int32Type, _, _>([Some(vec![Some(1); 8])]);
+    let err = decode(foreign(Arc::new(ints), None)).unwrap_err();
+    assert!(matches!(err, CodecError::WrongColumnType { .. }), "{err}");
+    let scalar = Arc::new(Float32Array::from(vec![1.0f32]));
+    let err = decode(foreign(scalar, None)).unwrap_err();
+    assert!(matches!(err, CodecError::WrongColumnType { .. }), "{err}");
+}
+
+#[test]
+fn nulls_are_errors_naming_the_row_and_coordinate() {
+    let mut rows: Vec<Option<Vec<Option<f32>>>> = vectors(10, 7)
+        .iter()
+        .map(|g| Some(g.to_array().iter().map(|&x| Some(x)).collect()))
+        .collect();
+    rows[4] = None;
+    let list = ListArray::from_iter_primitive::<Float32Type, _, _>(rows.clone());
+    let err = decode(foreign(Arc::new(list), None)).unwrap_err();
+    assert_eq!(err.to_string(), "row 4: the row is null");
+    rows[4] = Some(vec![Some(0.0); 8]);
+    rows[8].as_mut().unwrap()[6] = None;
+    let list = ListArray::from_iter_primitive::<Float32Type, _, _>(rows);
+    let err = decode(foreign(Arc::new(list), None)).unwrap_err();
+    assert_eq!(err.to_string(), "row 8: coordinate 6 is null");
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let bytes = encode(
+        &vectors(200, 8),
+        ParquetOptions::new().row_group_vectors(64),
+    );
+    for cut in 0..bytes.len() {
+        let result = decode(bytes[..cut].to_vec());
+        assert!(result.is_err(), "cut at {cut} of {}", bytes.len());
+    }
+}
+
+#[test]
+fn changed_values_are_found_by_the_checksum_even_uncompressed() {
+    let v = vectors(500, 9);
+    let bytes = encode(
+        &v,
+        ParquetOptions::new().compression(Compression::Uncompressed),
+    );
+    // The float data starts after the header and levels; flip the lowest
+    // bit of one float somewhere in the middle: still a unit vector, so
+    // only the checksum can see it.
+    let target = v[250].to_array()[3].to_le_bytes();
+    let at = bytes
+        .windows(4)
+        .position(|w| w == target)
+        .expect("the float is stored plainly");
+    let mut bad = bytes.clone();
+    bad[at] ^= 1;
+    let err = decode(bad).unwrap_err();
+    assert!(
+        matches!(err, CodecError::ChecksumMismatch { row_group: 0, .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn corrupted_pages_are_errors_not_panics() {
+    let v = vectors(2000, 10);
+    for compression in [
+        Compression::Snappy,
+        Compression::Zstd(1),
+        Compression::Uncompressed,
+    ] {
+        let bytes = encode(
+            &v,
+            ParquetOptions::new()
+                .compression(compression)
+                .row_group_vectors(500),
+        );
+        // Flip bytes through the data (the footer is the last part).
+        let data_end = bytes.len() - 600;
+        for at in (4..data_end).step_by(97) {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x5a;
+            let _ = decode(bad); // any error, or an unchanged decode; never a panic
+        }
+    }
+}
+
+/// Rewrites row counts in the footer. The Thrift compact `FileMetaData`
+/// holds the file's count as field 3 and each `RowGroup` its own as field
+/// 3, both i64 zigzag varints; the test writes a distinctive count (5), so
+/// each is the bytes `0x16 0x0a` (field delta 1, type i64; varint of
+/// zigzag(5) = 10). `which` picks the occurrences to replace (0: the file's,
+/// 1: the row group's); the footer is rebuilt with the new varints and its
+/// length fixed.
+fn with_row_counts(bytes: &[u8], which: &[usize], rows: i64) -> Vec<u8> {
+    let n = bytes.len();
+    let footer_len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
+    let footer_start = n - 8 - footer_len;
+    let footer = &bytes[footer_start..n - 8];
+    let found: Vec<usize> = (0..footer.len() - 1)
+        .filter(|&i| footer[i..i + 2] == [0x16, 0x0a])
+        .collect();
+    assert_eq!(
+        found.len(),
+        2,
+        "one count for the file, one for the row group"
+    );
+    let mut zz = ((rows << 1) ^ (rows >> 63)) as u64;
+    let mut varint = Vec::new();
+    loop {
+        let b = (zz & 0x7f) as u8;
+        zz >>= 7;
+        if zz == 0 {
+            varint.push(b);
+            break;
+        }
+        varint.push(b | 0x80);
+    }
+    let mut new_footer = Vec::new();
+    let mut from = 0;
+    for (k, &at) in found.iter().enumerate() {
+        if which.contains(&k) {
+            new_footer.extend(&footer[from..=at]);
+            new_footer.extend(&varint);
+            from = at + 2;
+        }
+    }
+    new_footer.extend(&footer[from..]);
+    let mut out = bytes[..footer_start].to_vec();
+    out.extend(&new_footer);
+    out.extend((new_footer.len() as u32).to_le_bytes());
+    out.extend(b"PAR1");
+    out
+}
+
+#[test]
+fn a_footer_claiming_2_pow_40_rows_is_an_error_without_allocating_for_it() {
+    let bytes = encode(&vectors(5, 11), ParquetOptions::new());
+    assert_eq!(
+        decode(with_row_counts(&bytes, &[0, 1], 5)).unwrap().len(),
+        5
+    );
+    let err = decode(with_row_counts(&bytes, &[0], 1 << 40)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Parquet: malformed footer: the footer claims 1099511627776 rows, its row groups 5"
+    );
+    // File and row group agree on 2^40: the pages hold 5, and the reader
+    // (which sizes nothing from the claim) finds that at the end of them.
+    let err = decode(with_row_counts(&bytes, &[0, 1], 1 << 40)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Parquet (row group 0): the row group claims 1099511627776 rows, its pages hold fewer"
+    );
+    let err = decode(with_row_counts(&bytes, &[0, 1], -1)).unwrap_err();
+    assert!(err.to_string().contains("malformed footer"), "{err}");
+}
+
+#[test]
+fn a_page_claiming_two_gib_is_refused_before_any_allocation() {
+    let v = vectors(10, 12);
+    let bytes = encode(&v, ParquetOptions::new().compression(Compression::Snappy));
+    // The first data page header follows the magic: field 1 (type), then
+    // field 2 uncompressed_page_size as an i32 zigzag varint. Replace it by
+    // 2^31 - 1.
+    assert_eq!(bytes[4], 0x15); // field 1, i32
+    let mut i = 5;
+    while bytes[i] & 0x80 != 0 {
+        i += 1;
+    }
+    i += 1;
+    assert_eq!(bytes[i], 0x15); // field 2, i32
+    let mut end = i + 1;
+    while bytes[end] & 0x80 != 0 {
+        end += 1;
+    }
+    end += 1;
+    let big = [0xfe, 0xff, 0xff, 0xff, 0x0f]; // zigzag(2^31 - 1)
+    let mut bad = bytes[..=i].to_vec();
+    bad.extend(big);
+    bad.extend(&bytes[end..]);
+    // The page moved: the footer's offsets now point a few bytes early, so
+    // give the column chunk's real layout back by keeping the header length:
+    // only test when the old varint had the same length.
+    if end - i - 1 == big.len() {
+        let err = decode(bad).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                CodecError::PageTooLarge {
+                    claimed: 2147483647,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    } else {
+        let err = decode(bad).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                CodecError::Parquet { .. } | CodecError::PageTooLarge { .. }
+            ),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn files_that_are_not_parquet_are_errors() {
+    for bytes in [
+        &b""[..],
+        b"PAR1",
+        b"PAR1PAR1",
+        b"\x89HYD\r\n\x1a\n",
+        b"PAR1\0\0\0\0PAR1",
+    ] {
+        assert!(decode(bytes.to_vec()).is_err(), "{bytes:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn saves_are_atomic_and_refuse_directories_and_special_files_are_not_opened_for_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.parquet");
+    let v = vectors(100, 13);
+    parquet::save(&path, &v, ParquetOptions::new()).unwrap();
+    // A failed save (a NaN in a codes-file write, here: writing vectors to a
+    // codes writer) leaves the old file.
+    let mut w = ParquetWriter::create_codes(&path, ParquetOptions::new()).unwrap();
+    assert!(w.write(&v).is_err());
+    assert!(w.finish().is_err());
+    assert_eq!(parquet::load(&path, Policy::Strict).unwrap(), v);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    assert!(ParquetWriter::create(dir.path(), ParquetOptions::new()).is_err());
+    // A FIFO is refused by the reader before it is opened (no hang).
+    let fifo = dir.path().join("fifo");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let err = ParquetReader::open(&fifo, Policy::Strict).unwrap_err();
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+    let err = ParquetReader::open("/dev/zero", Policy::Strict).unwrap_err();
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+}
+
+#[test]
+fn a_sparse_file_with_a_lying_footer_is_refused_quickly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sparse.parquet");
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(1 << 40).unwrap();
+    drop(f);
+    let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    use std::io::{Seek, SeekFrom, Write};
+    f.write_all(b"PAR1").unwrap();
+    f.seek(SeekFrom::Start((1 << 40) - 8)).unwrap();
+    f.write_all(&u32::MAX.to_le_bytes()).unwrap();
+    f.write_all(b"PAR1").unwrap();
+    drop(f);
+    let start = std::time::Instant::now();
+    assert!(parquet::load(&path, Policy::Strict).is_err());
+    assert!(start.elapsed().as_secs() < 10);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn any_batch_round_trips(n in 0usize..3000, seed in any::<u64>(), rows in 1usize..2000, zero in any::<bool>()) {
+        let mut v = vectors(n, seed);
+        if zero && n > 0 {
+            v[n / 2] = Gf8::ZERO;
+        }
+        let bytes = encode(&v, ParquetOptions::new().row_group_vectors(rows));
+        prop_assert_eq!(bits(&decode(bytes).unwrap()), bits(&v));
+    }
+}
