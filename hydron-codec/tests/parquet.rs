@@ -64,7 +64,7 @@ fn foreign(array: ArrayRef, props: Option<WriterProperties>) -> Vec<u8> {
     let schema = Arc::new(Schema::new(vec![Field::new(
         "vector",
         array.data_type().clone(),
-        array.null_count() > 0 || true,
+        true,
     )]));
     let batch = RecordBatch::try_new(Arc::clone(&schema), vec![array]).unwrap();
     let mut w = ArrowWriter::try_new(Vec::new(), schema, props).unwrap();
