@@ -72,6 +72,28 @@ fn foreign(array: ArrayRef, props: Option<WriterProperties>) -> Vec<u8> {
     w.into_inner().unwrap()
 }
 
+/// Writer settings of other tools: the crate's defaults (dictionary pages:
+/// read by the Arrow path), and plain pages in data page v1 and v2 (read by
+/// the fast path), each with small row groups and pages.
+fn writer_variants() -> Vec<WriterProperties> {
+    use ::parquet::file::properties::WriterVersion;
+    let small = || {
+        WriterProperties::builder()
+            .set_max_row_group_row_count(Some(1000))
+            .set_data_page_row_count_limit(100)
+            .set_write_batch_size(64)
+    };
+    vec![
+        small().build(),
+        small().set_dictionary_enabled(false).build(),
+        small()
+            .set_dictionary_enabled(false)
+            .set_writer_version(WriterVersion::PARQUET_2_0)
+            .set_compression(::parquet::basic::Compression::SNAPPY)
+            .build(),
+    ]
+}
+
 fn list_rows(rows: &[Vec<f32>]) -> ArrayRef {
     Arc::new(ListArray::from_iter_primitive::<Float32Type, _, _>(
         rows.iter()
@@ -132,7 +154,25 @@ fn reads_batch_by_batch_across_row_groups() {
         }
         sizes.push(n);
     }
-    assert!(sizes.iter().all(|&n| n <= 128));
+    // The fast path reads a row group per batch; the Arrow path (a plain
+    // list written by another writer, below) honours the batch size.
+    assert_eq!(sizes, [300, 300, 300, 100]);
+    assert_eq!(out, v);
+    let rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
+    let mut with_dictionary = foreign(list_rows(&rows), None);
+    // Dictionary pages are not in the fast layout.
+    let mut reader = ParquetReader::from_bytes(
+        std::mem::take(&mut with_dictionary),
+        Policy::Strict,
+        ParquetReadOptions::new().batch_vectors(128),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let mut sizes = Vec::new();
+    while let n @ 1.. = reader.read_chunk(&mut out).unwrap() {
+        sizes.push(n);
+    }
+    assert!(sizes.iter().all(|&n| n <= 128), "{sizes:?}");
     assert_eq!(out, v);
 }
 
@@ -140,13 +180,18 @@ fn reads_batch_by_batch_across_row_groups() {
 fn reads_plain_lists_and_fixed_size_lists_from_other_writers() {
     let v = vectors(100, 4);
     let rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
-    // A plain list, without hydron's checksums or field metadata.
-    assert_eq!(decode(foreign(list_rows(&rows), None)).unwrap(), v);
-    // A nullable fixed-size list with nullable items (pyarrow's default).
-    let item = Arc::new(Field::new("item", DataType::Float32, true));
-    let flat = Float32Array::from(v.iter().flat_map(|g| g.to_array()).collect::<Vec<_>>());
-    let fsl = FixedSizeListArray::new(item, 8, Arc::new(flat), None);
-    assert_eq!(decode(foreign(Arc::new(fsl), None)).unwrap(), v);
+    for props in writer_variants() {
+        // A plain list, without hydron's checksums or field metadata.
+        assert_eq!(
+            decode(foreign(list_rows(&rows), Some(props.clone()))).unwrap(),
+            v
+        );
+        // A nullable fixed-size list with nullable items (pyarrow's default).
+        let item = Arc::new(Field::new("item", DataType::Float32, true));
+        let flat = Float32Array::from(v.iter().flat_map(|g| g.to_array()).collect::<Vec<_>>());
+        let fsl = FixedSizeListArray::new(item, 8, Arc::new(flat), None);
+        assert_eq!(decode(foreign(Arc::new(fsl), Some(props))).unwrap(), v);
+    }
 }
 
 #[test]
@@ -210,19 +255,22 @@ fn wrong_value_types_are_type_errors_when_opened() {
 
 #[test]
 fn nulls_are_errors_naming_the_row_and_coordinate() {
-    let mut rows: Vec<Option<Vec<Option<f32>>>> = vectors(10, 7)
+    let rows: Vec<Option<Vec<Option<f32>>>> = vectors(10, 7)
         .iter()
         .map(|g| Some(g.to_array().iter().map(|&x| Some(x)).collect()))
         .collect();
-    rows[4] = None;
-    let list = ListArray::from_iter_primitive::<Float32Type, _, _>(rows.clone());
-    let err = decode(foreign(Arc::new(list), None)).unwrap_err();
-    assert_eq!(err.to_string(), "row 4: the row is null");
-    rows[4] = Some(vec![Some(0.0); 8]);
-    rows[8].as_mut().unwrap()[6] = None;
-    let list = ListArray::from_iter_primitive::<Float32Type, _, _>(rows);
-    let err = decode(foreign(Arc::new(list), None)).unwrap_err();
-    assert_eq!(err.to_string(), "row 8: coordinate 6 is null");
+    for props in writer_variants() {
+        let mut rows = rows.clone();
+        rows[4] = None;
+        let list = ListArray::from_iter_primitive::<Float32Type, _, _>(rows.clone());
+        let err = decode(foreign(Arc::new(list), Some(props.clone()))).unwrap_err();
+        assert_eq!(err.to_string(), "row 4: the row is null");
+        rows[4] = Some(vec![Some(0.0); 8]);
+        rows[8].as_mut().unwrap()[6] = None;
+        let list = ListArray::from_iter_primitive::<Float32Type, _, _>(rows);
+        let err = decode(foreign(Arc::new(list), Some(props))).unwrap_err();
+        assert_eq!(err.to_string(), "row 8: coordinate 6 is null");
+    }
 }
 
 #[test]

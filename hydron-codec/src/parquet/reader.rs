@@ -15,8 +15,8 @@ use parquet::arrow::arrow_reader::{
 use parquet::arrow::ProjectionMask;
 use parquet::errors::ParquetError;
 
-use super::pages;
 use super::source::Source;
+use super::{fast, pages};
 use crate::arrow as harrow;
 use crate::save::in_file;
 use crate::{CodecError, Policy};
@@ -59,7 +59,12 @@ impl ParquetReadOptions {
         }
     }
 
-    /// Sets how many vectors a batch holds at most (at least 1).
+    /// Sets how many vectors a batch holds at most (at least 1) when a row
+    /// group is read through the parquet crate's Arrow reader. A row group
+    /// in the common layout (a list of 8 float32 per row, plain pages, no
+    /// nulls: what hydron, pyarrow, Polars and DuckDB write) is read whole
+    /// by a faster path, one row group per batch, in the memory the writer
+    /// chose for a row group.
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetReadOptions;
@@ -227,7 +232,7 @@ impl ParquetReader {
     /// use hydron_codec::Policy;
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("v.parquet");
-    /// parquet::save(&path, &hydron_core::E8_ROOTS, ParquetOptions::new())?;
+    /// parquet::save(&path, &hydron_core::E8_ROOTS, ParquetOptions::new().row_group_vectors(100))?;
     /// let opts = ParquetReadOptions::new().batch_vectors(100);
     /// let mut reader = ParquetReader::open_with(&path, Policy::Strict, opts)?;
     /// let mut out = Vec::new();
@@ -418,7 +423,8 @@ impl ParquetReader {
     }
 
     /// Appends the next batch of vectors (at most
-    /// [`ParquetReadOptions::batch_vectors`]) to `out`, and returns how
+    /// [`ParquetReadOptions::batch_vectors`], or one row group read by the
+    /// fast path) to `out`, and returns how
     /// many; 0 at the end. On error `out` is left as it was, and the reader
     /// yields nothing more.
     ///
@@ -487,7 +493,14 @@ impl ParquetReader {
                 }
                 let index = self.next_group;
                 self.next_group += 1;
-                let batches = self.start_group(index)?;
+                let leaves = self.check_pages(index)?;
+                if let Some(rows) = self.read_fast(index, &leaves, vectors)? {
+                    if rows > 0 {
+                        return Ok(rows);
+                    }
+                    continue;
+                }
+                let batches = self.batch_reader(index)?;
                 self.current = Some(Group {
                     index,
                     batches,
@@ -547,15 +560,16 @@ impl ParquetReader {
         self.metadata.metadata().row_group(group).num_rows().max(0) as u64
     }
 
-    /// Checks the row group's page headers, then makes its batch reader.
-    fn start_group(&self, group: usize) -> Result<ParquetRecordBatchReader, CodecError> {
+    /// Checks the page headers of the row group's leaf columns under the
+    /// column read, and returns those leaves.
+    fn check_pages(&self, group: usize) -> Result<Vec<usize>, CodecError> {
         let parquet_meta = self.metadata.metadata();
         let descr = parquet_meta.file_metadata().schema_descr();
         let row_group = parquet_meta.row_group(group);
-        for leaf in 0..descr.num_columns() {
-            if descr.get_column_root_idx(leaf) != self.column {
-                continue;
-            }
+        let leaves: Vec<usize> = (0..descr.num_columns())
+            .filter(|&leaf| descr.get_column_root_idx(leaf) == self.column)
+            .collect();
+        for &leaf in &leaves {
             let chunk = row_group.column(leaf);
             let start = chunk
                 .dictionary_page_offset()
@@ -579,6 +593,57 @@ impl ParquetReader {
                 });
             }
         }
+        Ok(leaves)
+    }
+
+    /// Reads the row group through the fast path when the column is a list
+    /// of float32 in a single leaf: `Some(rows)` if it did (the rows are
+    /// appended and checked), `None` if the row group is not in the fast
+    /// layout (nothing appended).
+    fn read_fast(
+        &mut self,
+        group: usize,
+        leaves: &[usize],
+        vectors: &mut Vec<Gf8>,
+    ) -> Result<Option<usize>, CodecError> {
+        let (Target::Vectors(policy), [leaf]) = (self.target, leaves) else {
+            return Ok(None);
+        };
+        let item_is_f32 = match self.column_type() {
+            arrow_schema::DataType::FixedSizeList(item, 8)
+            | arrow_schema::DataType::List(item)
+            | arrow_schema::DataType::LargeList(item) => {
+                item.data_type() == &arrow_schema::DataType::Float32
+            }
+            _ => false,
+        };
+        let meta = self.metadata.metadata();
+        if !item_is_f32 || !fast::eligible(meta, *leaf) {
+            return Ok(None);
+        }
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            fast::read_group(&self.source, meta, group, *leaf, policy, vectors, self.rows)
+        }))
+        .unwrap_or_else(|panic| Err(panic_error(Some(group), &panic)))?;
+        let fast::Outcome::Done { rows, crc } = outcome else {
+            return Ok(None);
+        };
+        if let Some(expected) = self.checksums.as_ref().map(|sums| sums[group]) {
+            if expected != crc {
+                return Err(CodecError::ChecksumMismatch {
+                    row_group: group,
+                    expected,
+                    found: crc,
+                });
+            }
+        }
+        self.rows += rows;
+        Ok(Some(rows as usize))
+    }
+
+    /// The Arrow batch reader of one row group.
+    fn batch_reader(&self, group: usize) -> Result<ParquetRecordBatchReader, CodecError> {
+        let descr = self.metadata.metadata().file_metadata().schema_descr();
         let mask = ProjectionMask::roots(descr, [self.column]);
         guarded(Some(group), || {
             ParquetRecordBatchReaderBuilder::new_with_metadata(
@@ -638,19 +703,22 @@ fn guarded<T>(
     match catch_unwind(AssertUnwindSafe(call)) {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(error)) => Err(CodecError::Parquet { row_group, error }),
-        Err(panic) => {
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "no message".to_string());
-            Err(CodecError::Parquet {
-                row_group,
-                error: ParquetError::General(format!(
-                    "malformed file: the Parquet decoder failed ({message})"
-                )),
-            })
-        }
+        Err(panic) => Err(panic_error(row_group, &panic)),
+    }
+}
+
+/// A panic caught in the parquet crate, as an error.
+fn panic_error(row_group: Option<usize>, panic: &Box<dyn std::any::Any + Send>) -> CodecError {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string());
+    CodecError::Parquet {
+        row_group,
+        error: ParquetError::General(format!(
+            "malformed file: the Parquet decoder failed ({message})"
+        )),
     }
 }
 

@@ -1,0 +1,402 @@
+//! The fast path for the layout every common writer uses for vectors: a
+//! `LIST` of `FLOAT` whose rows all hold 8 values, none null, in `PLAIN`
+//! data pages (v1 or v2) with `RLE` levels. The parquet crate's pages
+//! (decompressed, with their checksums checked) are read directly: the
+//! repetition levels are checked to be `0, 1, 1, 1, 1, 1, 1, 1` per row and
+//! the definition levels to be all at the maximum (no nulls) without
+//! building level buffers, and the floats are copied into the output and
+//! checked by the policy in one pass, with no Arrow array in between.
+//!
+//! Anything else (a dictionary page, another encoding, a null, a row of
+//! another length, a row split across pages, a malformed level stream) is
+//! [`Outcome::Unsupported`]: the caller drops what this appended and reads
+//! the row group through the parquet crate's Arrow reader, which gives the
+//! answer or the precise error for it.
+
+use std::sync::Arc;
+
+use hydron_core::Gf8;
+use parquet::basic::{Encoding, Type as PhysicalType};
+use parquet::column::page::{Page, PageReader};
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::serialized_reader::SerializedPageReader;
+
+use super::source::Source;
+use crate::{CodecError, Policy};
+
+/// What the fast path did with a row group.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// Appended this many rows; the CRC-32 of their values.
+    Done { rows: u64, crc: u32 },
+    /// The row group is not in the fast layout; nothing is left appended.
+    Unsupported,
+}
+
+/// The leaf column `leaf` of row group `group`, if it is a list of floats
+/// the fast path can check (repetition level 1, definition levels up to 3:
+/// nullable or not, list and items).
+pub(super) fn eligible(metadata: &ParquetMetaData, leaf: usize) -> bool {
+    let descr = metadata.file_metadata().schema_descr().column(leaf);
+    descr.physical_type() == PhysicalType::FLOAT
+        && descr.max_rep_level() == 1
+        && (1..=3).contains(&descr.max_def_level())
+}
+
+/// Reads row group `group`'s column `leaf` into `out`, checked by
+/// `policy`; `first_row` numbers its first row (for errors).
+pub(super) fn read_group(
+    source: &Source,
+    metadata: &ParquetMetaData,
+    group: usize,
+    leaf: usize,
+    policy: Policy,
+    out: &mut Vec<Gf8>,
+    first_row: u64,
+) -> Result<Outcome, CodecError> {
+    let start = out.len();
+    let result = read_pages(source, metadata, group, leaf, policy, out, first_row);
+    if !matches!(result, Ok(Outcome::Done { .. })) {
+        out.truncate(start);
+    }
+    result
+}
+
+fn read_pages(
+    source: &Source,
+    metadata: &ParquetMetaData,
+    group: usize,
+    leaf: usize,
+    policy: Policy,
+    out: &mut Vec<Gf8>,
+    first_row: u64,
+) -> Result<Outcome, CodecError> {
+    let row_group = metadata.row_group(group);
+    let descr = metadata.file_metadata().schema_descr().column(leaf);
+    let def_max = descr.max_def_level() as u8;
+    let def_width = bit_width(def_max);
+    let parquet_err = |error| CodecError::Parquet {
+        row_group: Some(group),
+        error,
+    };
+    let claimed = usize::try_from(row_group.num_rows()).unwrap_or(0);
+    let mut pages = SerializedPageReader::new(
+        Arc::new(source.clone()),
+        row_group.column(leaf),
+        claimed,
+        None,
+    )
+    .map_err(parquet_err)?;
+    let mut hasher = crc32fast::Hasher::new();
+    let mut rows = 0u64;
+    while let Some(page) = pages.get_next_page().map_err(parquet_err)? {
+        let (rep, def, values, num_values) = match &page {
+            Page::DataPage {
+                buf,
+                num_values,
+                encoding: Encoding::PLAIN,
+                def_level_encoding: Encoding::RLE,
+                rep_level_encoding: Encoding::RLE,
+                ..
+            } => {
+                let Some((rep, rest)) = prefixed(buf) else {
+                    return Ok(Outcome::Unsupported);
+                };
+                let Some((def, values)) = prefixed(rest) else {
+                    return Ok(Outcome::Unsupported);
+                };
+                (rep, def, values, *num_values)
+            }
+            Page::DataPageV2 {
+                buf,
+                num_values,
+                encoding: Encoding::PLAIN,
+                num_nulls: 0,
+                def_levels_byte_len,
+                rep_levels_byte_len,
+                ..
+            } => {
+                let (r, d) = (*rep_levels_byte_len as usize, *def_levels_byte_len as usize);
+                if r.checked_add(d).is_none_or(|end| end > buf.len()) {
+                    return Ok(Outcome::Unsupported);
+                }
+                (&buf[..r], &buf[r..r + d], &buf[r + d..], *num_values)
+            }
+            _ => return Ok(Outcome::Unsupported),
+        };
+        let count = num_values as usize;
+        if !count.is_multiple_of(8)
+            || values.len() != 4 * count
+            || !levels_match(rep, 1, count, Pattern::Rows)
+            || !levels_match(def, def_width, count, Pattern::All(def_max))
+        {
+            return Ok(Outcome::Unsupported);
+        }
+        hasher.update(values);
+        let here = first_row + rows;
+        crate::payload::decode_payload_into(values, policy, out).map_err(|e| match e {
+            CodecError::InvalidVector { index, error } => CodecError::InvalidVector {
+                index: here + index,
+                error,
+            },
+            e => e,
+        })?;
+        rows += (count / 8) as u64;
+    }
+    if rows != claimed as u64 {
+        return Ok(Outcome::Unsupported);
+    }
+    Ok(Outcome::Done {
+        rows,
+        crc: hasher.finalize(),
+    })
+}
+
+/// A v1 level section: a 4-byte little-endian length, then the levels.
+fn prefixed(buf: &[u8]) -> Option<(&[u8], &[u8])> {
+    let len = u32::from_le_bytes(buf.get(..4)?.try_into().ok()?) as usize;
+    let end = 4usize.checked_add(len).filter(|&e| e <= buf.len())?;
+    Some((&buf[4..end], &buf[end..]))
+}
+
+/// Bits per level for levels up to `max`.
+fn bit_width(max: u8) -> u8 {
+    (8 - max.leading_zeros()) as u8
+}
+
+/// The levels a stream must hold.
+#[derive(Clone, Copy, Debug)]
+enum Pattern {
+    /// Repetition levels of rows of 8: `0, 1, 1, 1, 1, 1, 1, 1`, repeated.
+    Rows,
+    /// Every level equal to this.
+    All(u8),
+}
+
+impl Pattern {
+    fn expected(self, position: usize) -> u8 {
+        match self {
+            Pattern::Rows => u8::from(!position.is_multiple_of(8)),
+            Pattern::All(v) => v,
+        }
+    }
+
+    /// The bytes of a bit-packed group of 8 levels starting at a multiple
+    /// of 8, for `width` bits per level.
+    fn packed_group(self, width: u8) -> [u8; 8] {
+        let mut bytes = [0u8; 8];
+        for k in 0..8 {
+            let value = u64::from(self.expected(k));
+            for bit in 0..usize::from(width) {
+                if value >> bit & 1 == 1 {
+                    let at = k * usize::from(width) + bit;
+                    bytes[at / 8] |= 1 << (at % 8);
+                }
+            }
+        }
+        bytes
+    }
+}
+
+/// Whether the RLE/bit-packed hybrid stream `data` holds `count` levels of
+/// `width` bits, each as `pattern` requires. Malformed streams are `false`.
+fn levels_match(data: &[u8], width: u8, count: usize, pattern: Pattern) -> bool {
+    if width == 0 || width > 8 {
+        return false;
+    }
+    let w = usize::from(width);
+    let group = pattern.packed_group(width);
+    let group = &group[..w];
+    let (mut pos, mut i) = (0usize, 0usize);
+    while pos < count {
+        let Some((header, used)) = uleb128(&data[i.min(data.len())..]) else {
+            return false;
+        };
+        i += used;
+        if header & 1 == 0 {
+            // An RLE run: one value, repeated.
+            let Ok(run) = usize::try_from(header >> 1) else {
+                return false;
+            };
+            let value_bytes = w.div_ceil(8);
+            let Some(bytes) = data.get(i..i + value_bytes) else {
+                return false;
+            };
+            i += value_bytes;
+            let value = bytes[0];
+            if run == 0 || run > count - pos {
+                return false;
+            }
+            let ok = match pattern {
+                Pattern::All(v) => value == v,
+                Pattern::Rows if value == 0 => run == 1 && pos.is_multiple_of(8),
+                Pattern::Rows => value == 1 && pos % 8 != 0 && pos % 8 + run <= 8,
+            };
+            if !ok {
+                return false;
+            }
+            pos += run;
+        } else {
+            // Bit-packed groups of 8 levels.
+            let Ok(groups) = usize::try_from(header >> 1) else {
+                return false;
+            };
+            let Some(len) = groups.checked_mul(w) else {
+                return false;
+            };
+            let Some(bytes) = data.get(i..i.saturating_add(len)) else {
+                return false;
+            };
+            i += len;
+            for (g, packed) in bytes.chunks_exact(w).enumerate() {
+                let base = pos + 8 * g;
+                if base >= count {
+                    break;
+                }
+                let whole = base + 8 <= count && base.is_multiple_of(8);
+                if whole && packed == group {
+                    continue;
+                }
+                for k in 0..8.min(count - base) {
+                    let at = k * w;
+                    let word = u16::from(packed[at / 8])
+                        | u16::from(packed.get(at / 8 + 1).copied().unwrap_or(0)) << 8;
+                    let level = (word >> (at % 8)) as u8 & ((1u16 << w) - 1) as u8;
+                    if level != pattern.expected(base + k) {
+                        return false;
+                    }
+                }
+            }
+            pos += 8 * groups;
+        }
+    }
+    true
+}
+
+/// An unsigned LEB128 varint (at most 5 bytes for the 32-bit headers the
+/// format uses), and how many bytes it took.
+fn uleb128(data: &[u8]) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    for (k, &b) in data.iter().take(5).enumerate() {
+        value |= u64::from(b & 0x7f) << (7 * k);
+        if b & 0x80 == 0 {
+            return Some((value, k + 1));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Levels as one bit-packed run (padded to whole groups of 8), the
+    /// form writers use for short runs.
+    fn encoded(levels: &[i16], max: i16) -> Vec<u8> {
+        let width = usize::from(bit_width(max as u8));
+        let groups = levels.len().div_ceil(8);
+        let mut out = Vec::new();
+        let mut header = ((groups as u64) << 1) | 1;
+        loop {
+            let b = (header & 0x7f) as u8;
+            header >>= 7;
+            if header == 0 {
+                out.push(b);
+                break;
+            }
+            out.push(b | 0x80);
+        }
+        let mut packed = vec![0u8; groups * width];
+        for (k, &level) in levels.iter().enumerate() {
+            for bit in 0..width {
+                if level >> bit & 1 == 1 {
+                    let at = k * width + bit;
+                    packed[at / 8] |= 1 << (at % 8);
+                }
+            }
+        }
+        out.extend(packed);
+        out
+    }
+
+    fn rows(n: usize) -> Vec<i16> {
+        (0..8 * n).map(|i| i16::from(i % 8 != 0)).collect()
+    }
+
+    #[test]
+    fn row_patterns_match_however_they_are_encoded() {
+        for n in [1, 2, 7, 8, 9, 100, 1000] {
+            let levels = rows(n);
+            assert!(
+                levels_match(&encoded(&levels, 1), 1, levels.len(), Pattern::Rows),
+                "{n}"
+            );
+            // RLE runs by hand: 0 once, 1 seven times, per row.
+            let mut rle = Vec::new();
+            for _ in 0..n {
+                rle.extend([2, 0, 14, 1]);
+            }
+            assert!(levels_match(&rle, 1, levels.len(), Pattern::Rows), "{n}");
+        }
+    }
+
+    #[test]
+    fn other_patterns_do_not_match() {
+        for n in [1, 3, 50] {
+            for bad in [0, 3, 8 * n - 2] {
+                for value in [0i16, 1] {
+                    let mut levels = rows(n);
+                    if levels[bad] == value {
+                        continue;
+                    }
+                    levels[bad] = value;
+                    assert!(
+                        !levels_match(&encoded(&levels, 1), 1, levels.len(), Pattern::Rows),
+                        "{n} {bad} {value}"
+                    );
+                }
+            }
+        }
+        // A row of 7 and a row of 9, and too few levels.
+        let mut levels = rows(4);
+        levels.remove(10);
+        assert!(!levels_match(&encoded(&levels, 1), 1, 32, Pattern::Rows));
+        let levels = rows(4);
+        let bytes = encoded(&levels, 1);
+        assert!(!levels_match(&bytes, 1, 40, Pattern::Rows));
+        assert!(!levels_match(
+            &bytes[..bytes.len() - 1],
+            1,
+            32,
+            Pattern::Rows
+        ));
+        assert!(!levels_match(&[], 1, 8, Pattern::Rows));
+        assert!(!levels_match(&[0xff; 6], 1, 8, Pattern::Rows));
+    }
+
+    #[test]
+    fn definition_levels_must_all_be_the_maximum() {
+        for max in [1i16, 2, 3] {
+            let width = bit_width(max as u8);
+            for n in [1, 8, 13, 1000] {
+                let mut levels = vec![max; n];
+                let all = Pattern::All(max as u8);
+                assert!(levels_match(&encoded(&levels, max), width, n, all));
+                levels[n / 2] = max - 1;
+                assert!(!levels_match(&encoded(&levels, max), width, n, all));
+            }
+        }
+    }
+
+    #[test]
+    fn widths_and_headers() {
+        assert_eq!(
+            [bit_width(1), bit_width(2), bit_width(3), bit_width(4)],
+            [1, 2, 2, 3]
+        );
+        assert_eq!(uleb128(&[0x96, 0x01]), Some((150, 2)));
+        assert_eq!(uleb128(&[0x80; 6]), None);
+        assert_eq!(Pattern::Rows.packed_group(1)[0], 0xfe);
+        assert_eq!(Pattern::All(3).packed_group(2)[..2], [0xff, 0xff]);
+    }
+}
