@@ -87,6 +87,18 @@ fn read_pages(
         None,
     )
     .map_err(parquet_err)?;
+    // Room for the rows the column chunk's bytes (read and checked against
+    // the file's length) can hold uncompressed; more grows as pages come.
+    let proven = usize::try_from(row_group.column(leaf).compressed_size()).unwrap_or(0) / 32;
+    out.try_reserve(claimed.min(proven)).map_err(|e| {
+        CodecError::Io(std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!(
+                "cannot allocate memory for {} vectors: {e}",
+                claimed.min(proven)
+            ),
+        ))
+    })?;
     let mut hasher = crc32fast::Hasher::new();
     let mut rows = 0u64;
     while let Some(page) = pages.get_next_page().map_err(parquet_err)? {
@@ -248,6 +260,15 @@ fn levels_match(data: &[u8], width: u8, count: usize, pattern: Pattern) -> bool 
                 return false;
             };
             i += len;
+            let whole_groups = if pos.is_multiple_of(8) {
+                (count - pos) / 8
+            } else {
+                0
+            };
+            if whole_groups >= groups && all_equal(bytes, group) {
+                pos += 8 * groups;
+                continue;
+            }
             for (g, packed) in bytes.chunks_exact(w).enumerate() {
                 let base = pos + 8 * g;
                 if base >= count {
@@ -271,6 +292,15 @@ fn levels_match(data: &[u8], width: u8, count: usize, pattern: Pattern) -> bool 
         }
     }
     true
+}
+
+/// Whether `bytes` is `group` repeated (a whole number of times).
+fn all_equal(bytes: &[u8], group: &[u8]) -> bool {
+    match *group {
+        [g] => bytes.iter().all(|&b| b == g),
+        [g0, g1] => bytes.chunks_exact(2).all(|c| c[0] == g0 && c[1] == g1),
+        _ => bytes.chunks_exact(group.len()).all(|c| c == group),
+    }
 }
 
 /// An unsigned LEB128 varint (at most 5 bytes for the 32-bit headers the
