@@ -1,0 +1,81 @@
+"""hydron on a real distributed engine: python/examples/dask_quantize.py on a
+``dask.distributed.LocalCluster`` of two worker processes, over 10M vectors
+in many hydron Parquet files and row groups, equal to the single-process
+answer exactly."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+from conftest import PYTHON_DIR
+
+distributed = pytest.importorskip("dask.distributed")
+
+
+def _example():
+    path = PYTHON_DIR / "examples" / "dask_quantize.py"
+    spec = importlib.util.spec_from_file_location("dask_quantize", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: The size the issue asks for; HYDRON_DASK_VECTORS lowers it for a quick
+#: local run (the test command uses the default).
+VECTORS = int(os.environ.get("HYDRON_DASK_VECTORS", 10_000_000))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        yield client
+
+
+def test_two_workers_equal_one_process_exactly(tmp_path, cluster):
+    dq = _example()
+    data, out = tmp_path / "data", tmp_path / "out"
+    dq.generate(str(data), VECTORS, files=40, row_group_vectors=125_000)
+    assert len(list(data.glob("*.parquet"))) == 40
+    assert len(cluster.scheduler_info()["workers"]) == 2
+
+    dq.run(str(data), str(out), max_angle=1.0)
+    codes, near = dq.read_result(str(out))
+    want_codes, want_near = dq.single_process(str(data), max_angle=1.0)
+    assert len(codes) == VECTORS
+    assert codes.dtype == np.uint8 and near.dtype == np.bool_
+    np.testing.assert_array_equal(codes, want_codes)
+    np.testing.assert_array_equal(near, want_near)
+    # The filter selects something, and not everything.
+    assert 0 < near.sum() < VECTORS
+    # Both workers did some of it (more partitions than workers).
+    assert len(list(out.glob("*.parquet"))) >= 2 * 40
+
+
+def test_the_cluster_reads_other_writers_files(tmp_path, cluster):
+    """A dataset written by pyarrow (nullable fixed-size lists, snappy) and by
+    Polars (arrays, zstd) goes through the same job."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    pl = pytest.importorskip("polars")
+    import hydron
+
+    dq = _example()
+    rng = np.random.default_rng(3)
+    vectors = hydron.normalize(rng.standard_normal((30_000, 8), dtype=np.float32))
+    data, out = tmp_path / "data", tmp_path / "out"
+    data.mkdir()
+    column = pa.FixedSizeListArray.from_arrays(pa.array(vectors[:15_000].reshape(-1)), 8)
+    pq.write_table(pa.table({"vector": column}), data / "a.parquet", row_group_size=5_000)
+    pl.DataFrame({"vector": vectors[15_000:]}, schema={"vector": pl.Array(pl.Float32, 8)}) \
+        .write_parquet(data / "b.parquet", row_group_size=5_000)
+
+    dq.run(str(data), str(out))
+    codes, near = dq.read_result(str(out))
+    np.testing.assert_array_equal(codes, hydron.nearest_roots(vectors))
+    np.testing.assert_array_equal(near, hydron.geodesic_distance(dq.QUERY, vectors) <= 1.0)
