@@ -388,6 +388,39 @@ pub(crate) const TINY_BITS: u32 = 0x3380_0000;
 /// their difference in `f32`) are this close, the `f64` decoder decides.
 pub(crate) const TIE_MARGIN: f32 = 1.0 / 16384.0;
 
+// The batch kernels' form (AVX2 and `wide`, eight vectors at a time) of
+// the steps of `nearest_fast`, for a coordinate `v` on the fast path:
+//
+// - `a = trunc(v + c)`, `c` being `BELOW_HALF` with the sign of `v`: `v`
+//   rounded, halves away from zero; `r = v − a`, `δ = |r|` (all exact).
+// - `down`: the nearest half-integer `h` is `a − ½` (not `r > 0`, nor
+//   `r = 0` and `a > 0`), from the sign of `r + a·UP_SCALE`.
+// - `q = 2a + down`. The XOR of the eight `q` has the parity of Σa in bit
+//   1, and in bit 0 that of the number of coordinates going down, which
+//   with bit 1 gives the parity of Σ(h − ½) ≡ Σa + (number going up).
+// - Every doubled coordinate of the answer is `2a + w` when `h` is above
+//   and `2a − w` when below, that is `q + w` or `q + !w` (`!w = −w − 1`):
+//   `w = 0` for the integer candidate and 1 for the other, except at the
+//   re-rounded coordinate of a candidate with an odd sum (the first
+//   largest `δ` for the integer one, the first smallest for the other),
+//   where `w = 2` (`a ± 1`, towards `v`) or `w = −1` (`h` to the other
+//   side). Two cases have the direction not given by `down`: every `δ`
+//   zero (the integer candidate: `r = 0` goes up, whatever the sign of
+//   `a`) and every `δ` ½ (the other: the `f64` decoder's `x − ½` is then an
+//   integer, which it re-rounds upwards). The re-rounded coordinate is
+//   then coordinate 0, and the kernels add 4 to it when `down` said down.
+
+/// The largest `f32` below ½. `trunc(v + c)`, with `c` this number with
+/// the sign of `v`, is `v` rounded to an integer, halves away from zero,
+/// exactly, for every `f32` with |v| ≤ 2^22 (checked on all of them).
+pub(crate) const BELOW_HALF: f32 = f32::from_bits(0x3EFF_FFFF);
+
+/// 2^-60. For the residual `r = v − a` (zero or at least 2^-24 in
+/// magnitude on the fast path) and `|a| ≤ 2^22`, `r + a·2^-60` has the sign
+/// of `r`, or of `a` when `r = 0` (and is zero when both are), with or
+/// without a fused multiply-add.
+pub(crate) const UP_SCALE: f32 = f32::from_bits(0x2180_0000);
+
 /// The Conway–Sloane decoder in `f32`, or `None` when it cannot vouch for
 /// giving exactly [`nearest_exact`]'s answer: a coordinate is out of range,
 /// not finite, or tiny (magnitude below 2^-24 but not zero), or the two

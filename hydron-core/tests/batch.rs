@@ -513,6 +513,88 @@ fn lattice_kernels_are_identical_to_the_old_decoder_on_every_backend() {
 }
 
 #[test]
+fn lattice_kernels_are_identical_on_the_batch_paths_edges() {
+    // Inputs at the edges of the batch kernels' steps, in whole blocks
+    // that stay on their fast path (so that the SIMD code, not the scalar
+    // fallback, answers) and mixed with inputs that leave it:
+    // - integer vectors with an odd sum (every `δ` is 0: the integer
+    //   candidate re-rounds coordinate 0 upwards, whatever its sign, ±0
+    //   included);
+    // - half-integer vectors with an odd half-sum (every `δ` is ½: the
+    //   other candidate re-rounds coordinate 0 upwards, whichever side it
+    //   rounded to);
+    // - the rounding's edges: the largest float below ½, ½ and the floats
+    //   around it, halves and their neighbours at every scale up to the
+    //   input limit (where an `f32` has no fraction below ½), the limit
+    //   and the float above it (an error), 2^23, ±0, 2^-24 and the floats
+    //   below it (tiny), subnormals.
+    let mut rng = Rng(0xED6E);
+    let below_half = f32::from_bits(0x3EFF_FFFF);
+    let mut specials = vec![0.0, -0.0, below_half, 0.5, f32::from_bits(0x3F00_0001)];
+    for exponent in 0..=22 {
+        let half = 2f32.powi(exponent) + 0.5;
+        for v in [
+            half,
+            f32::from_bits(half.to_bits() - 1),
+            f32::from_bits(half.to_bits() + 1),
+        ] {
+            if v <= E8Point::INPUT_LIMIT {
+                specials.push(v);
+            }
+        }
+    }
+    specials.extend([
+        E8Point::INPUT_LIMIT,
+        E8Point::INPUT_LIMIT - 0.5,
+        f32::from_bits(E8Point::INPUT_LIMIT.to_bits() + 1),
+        8_388_608.0,
+        f32::from_bits(0x3380_0000),
+        f32::from_bits(0x337F_FFFF),
+        f32::from_bits(1),
+        f32::MIN_POSITIVE,
+    ]);
+    let integer = |rng: &mut Rng| -> [f32; 8] {
+        let mut x: [f32; 8] = core::array::from_fn(|_| rng.below(9) as f32 - 4.0);
+        if rng.below(4) == 0 {
+            x[0] = if rng.below(2) == 0 { 0.0 } else { -0.0 };
+        }
+        x
+    };
+    let half_integer =
+        |rng: &mut Rng| -> [f32; 8] { core::array::from_fn(|_| rng.below(8) as f32 - 3.5) };
+    let mut fast = Vec::new();
+    let mut mixed = Vec::new();
+    for _ in 0..20_000 {
+        fast.push(integer(&mut rng));
+        fast.push(half_integer(&mut rng));
+        let mut x: [f32; 8] = core::array::from_fn(|_| (rng.below(1000) as f32 - 500.0) / 64.0);
+        for _ in 0..1 + rng.below(3) {
+            let v = specials[rng.below(specials.len())];
+            x[rng.below(8)] = if rng.below(2) == 0 { v } else { -v };
+        }
+        mixed.push(x);
+    }
+    // Both kinds of fast-path vectors have odd sums about half the time.
+    let odd = fast
+        .iter()
+        .filter(|x| x.iter().map(|&v| (2.0 * v) as i64).sum::<i64>() % 4 != 0)
+        .count();
+    assert!(odd > 15_000, "{odd}");
+    for chunk in fast.chunks(8 * 64) {
+        compare_lattice(chunk);
+    }
+    for chunk in mixed.chunks(8 * 64) {
+        let clean: Vec<[f32; 8]> = chunk
+            .iter()
+            .copied()
+            .filter(|x| old_lattice::old_nearest(x).is_ok())
+            .collect();
+        compare_lattice(&clean);
+        compare_lattice(chunk);
+    }
+}
+
+#[test]
 fn lattice_kernels_agree_on_random_batches_at_every_scale() {
     let mut rng = common::SplitMix64(0x1A77);
     for exponent in -30..=22 {

@@ -29,24 +29,24 @@
 
 use core::arch::x86_64::{
     __m128, __m256, __m256i, _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
-    _mm256_blend_ps, _mm256_blendv_epi8, _mm256_blendv_ps, _mm256_castps256_ps128,
-    _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32,
-    _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_extractf128_ps, _mm256_max_epi32,
-    _mm256_min_epi32, _mm256_min_epu32, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_si256,
-    _mm256_permute2f128_ps, _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps,
-    _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256,
-    _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32,
-    _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps,
-    _mm256_unpacklo_ps, _mm256_xor_si256, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+    _mm256_andnot_ps, _mm256_blend_ps, _mm256_blendv_epi8, _mm256_blendv_ps,
+    _mm256_castps256_ps128, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps,
+    _mm256_cmpgt_epi32, _mm256_cvttps_epi32, _mm256_div_ps, _mm256_extractf128_ps, _mm256_fmadd_ps,
+    _mm256_max_epi32, _mm256_max_ps, _mm256_min_epi32, _mm256_min_ps, _mm256_movemask_ps,
+    _mm256_mul_ps, _mm256_or_ps, _mm256_or_si256, _mm256_permute2f128_ps,
+    _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps, _mm256_round_ps, _mm256_set1_epi32,
+    _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_shuffle_ps,
+    _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32, _mm256_srli_epi32,
+    _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
+    _mm256_xor_ps, _mm256_xor_si256, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+    _CMP_NGT_UQ,
 };
-
-use core::arch::x86_64::{_mm256_cvttps_epi32, _mm256_round_ps};
 use core::mem::MaybeUninit;
 
 use super::scalar;
 use crate::e8::{INTEGER_ROOT_COUNT, INV_SQRT_8};
 use crate::gf8::NORM_SQ_TOLERANCE;
-use crate::lattice::{INPUT_LIMIT_BITS, TIE_MARGIN, TINY_BITS};
+use crate::lattice::{BELOW_HALF, INPUT_LIMIT_BITS, TIE_MARGIN, TINY_BITS, UP_SCALE};
 use crate::{BatchError, E8Point, E8Root, Gf8};
 
 /// Proof that this CPU has AVX2 and FMA: the only way into the kernels.
@@ -574,38 +574,12 @@ macro_rules! unroll8 {
     }};
 }
 
-/// A candidate extreme `δ` of the lattice kernel, with what the re-rounding
-/// needs from its coordinate.
-#[derive(Clone, Copy)]
-struct Extreme {
-    delta: __m256,
-    index: __m256i,
-    r: __m256,
-    up: __m256i,
-}
-
-/// Of `left` (lower indices) and `right`, lane by lane: the one with the
-/// larger `δ` (`largest`) or the smaller, `left` on ties.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn pick(left: Extreme, right: Extreme, largest: bool) -> Extreme {
-    let better = if largest {
-        _mm256_cmp_ps::<_CMP_GT_OQ>(right.delta, left.delta)
-    } else {
-        _mm256_cmp_ps::<_CMP_LT_OQ>(right.delta, left.delta)
-    };
-    Extreme {
-        delta: _mm256_blendv_ps(left.delta, right.delta, better),
-        index: _mm256_blendv_epi8(left.index, right.index, _mm256_castps_si256(better)),
-        r: _mm256_blendv_ps(left.r, right.r, better),
-        up: _mm256_blendv_epi8(left.up, right.up, _mm256_castps_si256(better)),
-    }
-}
-
 /// `lattice::nearest_fast` for eight vectors in structure-of-arrays form,
 /// lane by lane: the doubled coordinates (register `k` holds coordinate `k`
 /// of the eight answers), or `None` if any lane is one the fast path leaves
 /// to the `f64` decoder (out of range, not finite, tiny, or a near-tie).
+/// The steps are those of `lattice::nearest_fast` in the batch kernels'
+/// form (see "The batch kernels' form" in `lattice.rs`).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
@@ -613,14 +587,18 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
     let one = _mm256_set1_epi32(1);
     let zero = _mm256_setzero_ps();
     let zero_i = _mm256_setzero_si256();
+    let below_half = _mm256_set1_ps(BELOW_HALF);
+    let minus_below_half = _mm256_set1_ps(-BELOW_HALF);
+    let up_scale = _mm256_set1_ps(UP_SCALE);
     let mut max_bits = zero_i;
-    let mut min_bits_minus_one = _mm256_set1_epi32(-1);
-    // Per coordinate, only the residual `r = v − a` and `2a + up` (up: 1
-    // when the nearest half-integer is above `v`) stay live.
-    let mut r = [zero; 8];
-    let mut packed = [zero_i; 8];
-    // The XOR of every `2a + up`: bit 0 is the parity of the number of
-    // coordinates that go up, bit 1 that of Σa.
+    let mut tiny_min = _mm256_set1_epi32(i32::MAX);
+    // Per coordinate, only `δ = |v − a|` and `q = 2a + down` (down: 1 when
+    // the nearest half-integer is below `v`) stay live.
+    let mut delta = [zero; 8];
+    let mut q = [zero_i; 8];
+    // The XOR of every `q`: bit 0 is the parity of the number of
+    // coordinates that go down (and of those that go up: there are 8), bit
+    // 1 that of Σa.
     let mut parities = zero_i;
     // Written out for each coordinate (a loop here stays a loop, with its
     // arrays in memory).
@@ -628,94 +606,66 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         let v = x[k];
         let bits = _mm256_and_si256(_mm256_castps_si256(v), abs_mask);
         max_bits = _mm256_max_epi32(max_bits, bits);
-        min_bits_minus_one = _mm256_min_epu32(min_bits_minus_one, _mm256_sub_epi32(bits, one));
-        // Round halves away from zero: truncate, then add the truncation of
-        // twice the fractional part (±1 exactly when that is at least ½).
-        // Every step is exact for |v| ≤ 2^22.
-        let t = _mm256_round_ps::<TRUNCATE>(v);
-        let f = _mm256_sub_ps(v, t);
-        let adjust = _mm256_round_ps::<TRUNCATE>(_mm256_add_ps(f, f));
-        let a = _mm256_cvttps_epi32(_mm256_add_ps(t, adjust));
-        r[k] = _mm256_sub_ps(f, adjust);
-        // Up when `r > 0` (its bits, as an integer, are positive), or when
-        // `r = +0` and `a > 0` (then bit 0 is set by `a > 0`); `r` is never
-        // −0 here (`v − t` and `f − adjust` of equal values are +0). A
-        // mask: −1 for up.
-        let a_positive = _mm256_srli_epi32::<31>(_mm256_sub_epi32(zero_i, a));
-        let up = _mm256_cmpgt_epi32(
-            _mm256_or_si256(_mm256_castps_si256(r[k]), a_positive),
-            zero_i,
-        );
-        packed[k] = _mm256_sub_epi32(_mm256_slli_epi32::<1>(a), up);
-        parities = _mm256_xor_si256(parities, packed[k]);
+        // Tiny: `bits + (2^31 − 1)` (zero becomes the largest) below that of
+        // 2^-24, as signed numbers.
+        tiny_min = _mm256_min_epi32(tiny_min, _mm256_add_epi32(bits, abs_mask));
+        // Round halves away from zero: truncate `v` plus the largest float
+        // below ½ with the sign of `v` (exact for |v| ≤ 2^22; other lanes
+        // are discarded).
+        let shifted = _mm256_add_ps(v, _mm256_blendv_ps(below_half, minus_below_half, v));
+        let t = _mm256_round_ps::<TRUNCATE>(shifted);
+        let a = _mm256_cvttps_epi32(shifted);
+        let r = _mm256_sub_ps(v, t);
+        // Up when `r > 0`, or `r = 0` and `a > 0`: the sign of `r + a·2^-60`.
+        // A mask: −1 for down.
+        let down = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(
+            _mm256_fmadd_ps(t, up_scale, r),
+            zero,
+        ));
+        q[k] = _mm256_sub_epi32(_mm256_add_epi32(a, a), down);
+        parities = _mm256_xor_si256(parities, q[k]);
+        delta[k] = _mm256_and_ps(r, _mm256_castsi256_ps(abs_mask));
     });
-    // Sums and extremes as trees (short dependency chains): the first
-    // largest and the first smallest `δ = |r|`, with their index and
-    // residual (and up bit, for the smallest). Each step keeps the left,
-    // lower indices, unless the right is strictly better, so the lowest
-    // index wins ties as in `nearest_fast`.
-    let mut delta = [zero; 8];
-    let mut largest = [Extreme {
-        delta: zero,
-        index: zero_i,
-        r: zero,
-        up: zero_i,
-    }; 8];
-    unroll8!(k => {
-        delta[k] = _mm256_and_ps(r[k], _mm256_castsi256_ps(abs_mask));
-        largest[k] = Extreme {
-            delta: delta[k],
-            index: _mm256_set1_epi32(k as i32),
-            r: r[k],
-            up: _mm256_and_si256(packed[k], one),
+    // Sums and extremes as trees (short dependency chains).
+    macro_rules! tree {
+        ($f:ident) => {
+            $f(
+                $f($f(delta[0], delta[1]), $f(delta[2], delta[3])),
+                $f($f(delta[4], delta[5]), $f(delta[6], delta[7])),
+            )
         };
-    });
-    let sum_delta = _mm256_add_ps(
-        _mm256_add_ps(
-            _mm256_add_ps(delta[0], delta[1]),
-            _mm256_add_ps(delta[2], delta[3]),
-        ),
-        _mm256_add_ps(
-            _mm256_add_ps(delta[4], delta[5]),
-            _mm256_add_ps(delta[6], delta[7]),
-        ),
-    );
-    let mut smallest = largest;
-    for width in [1, 2, 4] {
-        for left in (0..8).step_by(2 * width) {
-            largest[left] = pick(largest[left], largest[left + width], true);
-            smallest[left] = pick(smallest[left], smallest[left + width], false);
-        }
     }
-    let (max_delta, max_k, r_at_max) = (largest[0].delta, largest[0].index, largest[0].r);
-    let (min_delta, min_k, r_at_min) = (smallest[0].delta, smallest[0].index, smallest[0].r);
-    // The up bit at the smallest, as a mask.
-    let up_at_min = _mm256_cmpeq_epi32(smallest[0].up, one);
-    // Σ(h − ½) = Σa − (number down) ≡ Σa + (number up).
-    let odd_integer = _mm256_and_si256(_mm256_srli_epi32::<1>(parities), one);
-    let odd_half = _mm256_and_si256(_mm256_xor_si256(odd_integer, parities), one);
+    let sum_delta = tree!(_mm256_add_ps);
+    let max_delta = tree!(_mm256_max_ps);
+    let min_delta = tree!(_mm256_min_ps);
+    // Σ(h − ½) = Σa − (number down) ≡ Σa + (number up). As masks (all
+    // ones when odd), from bit 1 of `parities` and bit 0 XOR bit 1.
+    let odd_integer = _mm256_srai_epi32::<31>(_mm256_slli_epi32::<30>(parities));
+    let odd_half = _mm256_srai_epi32::<31>(_mm256_slli_epi32::<30>(_mm256_xor_si256(
+        parities,
+        _mm256_slli_epi32::<1>(parities),
+    )));
+    // The terms times 0 or 1, as masks: the same numbers (both are ≥ 0).
     let two = _mm256_set1_ps(2.0);
     let difference = _mm256_sub_ps(
         _mm256_add_ps(
             _mm256_sub_ps(sum_delta, two),
-            _mm256_mul_ps(
-                _mm256_cvtepi32_ps(odd_integer),
+            _mm256_and_ps(
+                _mm256_castsi256_ps(odd_integer),
                 _mm256_sub_ps(_mm256_set1_ps(1.0), _mm256_mul_ps(two, max_delta)),
             ),
         ),
-        _mm256_mul_ps(_mm256_cvtepi32_ps(odd_half), _mm256_mul_ps(two, min_delta)),
+        _mm256_and_ps(_mm256_castsi256_ps(odd_half), _mm256_mul_ps(two, min_delta)),
     );
 
     // Lanes the fast path leaves: out of range or not finite (bits above
-    // the limit's), tiny (bits − 1 below the threshold's, unsigned), or a
-    // near-tie.
+    // the limit's), tiny, or a near-tie (NaN included).
     let out_of_range = _mm256_cmpgt_epi32(max_bits, _mm256_set1_epi32(INPUT_LIMIT_BITS as i32));
-    let tiny_floor = _mm256_set1_epi32((TINY_BITS - 2) as i32);
-    let tiny = _mm256_cmpeq_epi32(
-        _mm256_min_epu32(min_bits_minus_one, tiny_floor),
-        min_bits_minus_one,
+    let tiny = _mm256_cmpgt_epi32(
+        _mm256_set1_epi32(TINY_BITS.wrapping_add(i32::MAX as u32) as i32),
+        tiny_min,
     );
-    let near_tie = _mm256_cmp_ps::<_CMP_LE_OQ>(
+    let near_tie = _mm256_cmp_ps::<_CMP_NGT_UQ>(
         _mm256_and_ps(difference, _mm256_castsi256_ps(abs_mask)),
         _mm256_set1_ps(TIE_MARGIN),
     );
@@ -727,36 +677,60 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         return None;
     }
 
-    // The winner, lane by lane, as in `nearest_fast`: the integer
-    // candidate re-rounds its first largest `δ` towards `v` (up when
-    // `r ≥ 0`), the half-integer one its first smallest (up when the
-    // half-integer is below `v`, or `r = ½`).
-    let half = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GT_OQ>(difference, zero));
-    let flip_k = _mm256_blendv_epi8(max_k, min_k, half);
-    let odd = _mm256_blendv_epi8(odd_integer, odd_half, half);
-    let integer_up = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(r_at_max, zero));
-    let half_up = _mm256_or_si256(
-        _mm256_xor_si256(up_at_min, _mm256_set1_epi32(-1)),
-        _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(r_at_min, _mm256_set1_ps(0.5))),
+    // The winner, lane by lane: `half` (a mask) for the half-integer
+    // candidate. Its odd sum re-rounds the first coordinate whose `δ` is
+    // the target (the largest for the integer candidate, the smallest for
+    // the other); a lane with an even sum gets a target no `δ` equals (a
+    // NaN).
+    let half = _mm256_cmp_ps::<_CMP_GT_OQ>(difference, zero);
+    let odd = _mm256_blendv_ps(
+        _mm256_castsi256_ps(odd_integer),
+        _mm256_castsi256_ps(odd_half),
+        half,
     );
-    let goes_up = _mm256_blendv_epi8(integer_up, half_up, half);
-    let flip = _mm256_and_si256(
-        _mm256_blendv_epi8(_mm256_set1_epi32(-2), _mm256_set1_epi32(2), goes_up),
-        _mm256_sub_epi32(zero_i, odd),
+    let target = _mm256_or_ps(
+        _mm256_blendv_ps(max_delta, min_delta, half),
+        _mm256_xor_ps(odd, _mm256_castsi256_ps(_mm256_set1_epi32(-1))),
     );
-    // The winning candidate from `2a + up`: `2a` (subtract `up`) for the
-    // integer one, `2a + 2·up − 1` (subtract `1 − up`) for the half-integer
-    // one, so subtract `up XOR half`; plus the flip where it lands.
-    let half_bit = _mm256_and_si256(half, one);
+    let always_up = _mm256_blendv_ps(
+        _mm256_cmp_ps::<_CMP_EQ_OQ>(max_delta, zero),
+        _mm256_cmp_ps::<_CMP_EQ_OQ>(min_delta, _mm256_set1_ps(0.5)),
+        half,
+    );
+    let half_bit = _mm256_and_si256(_mm256_castps_si256(half), one);
+    // The re-rounded coordinate goes up, whatever its `down`, where every
+    // `δ` is 0 (integer candidate) or ½ (half-integer one); it is then
+    // coordinate 0.
+    let always_up = _mm256_and_ps(always_up, odd);
+    let fix = _mm256_and_si256(
+        _mm256_and_si256(
+            _mm256_slli_epi32::<2>(_mm256_xor_si256(q[0], half_bit)),
+            _mm256_castps_si256(always_up),
+        ),
+        _mm256_set1_epi32(4),
+    );
+    // Each answer is `q + w` (up) or `q + !w` (down): w = 0 (integer) or
+    // 1 (half-integer) for most coordinates, 2 (integer) or −1
+    // (half-integer) for the re-rounded one.
+    let w_rest = half_bit;
+    let w_flip = _mm256_blendv_epi8(
+        _mm256_set1_epi32(2),
+        _mm256_set1_epi32(-1),
+        _mm256_castps_si256(half),
+    );
+    let mut seen = zero;
     let mut doubled = [zero_i; 8];
     unroll8!(k => {
-        let offset = _mm256_and_si256(_mm256_xor_si256(packed[k], half_bit), one);
-        let here = _mm256_cmpeq_epi32(flip_k, _mm256_set1_epi32(k as i32));
-        doubled[k] = _mm256_add_epi32(
-            _mm256_sub_epi32(packed[k], offset),
-            _mm256_and_si256(here, flip),
-        );
+        // The first coordinate whose `δ` is the target.
+        let equal = _mm256_cmp_ps::<_CMP_EQ_OQ>(delta[k], target);
+        let here = _mm256_andnot_ps(seen, equal);
+        seen = _mm256_or_ps(seen, equal);
+        let w = _mm256_blendv_epi8(w_rest, w_flip, _mm256_castps_si256(here));
+        let down = _mm256_srai_epi32::<31>(_mm256_slli_epi32::<31>(q[k]));
+        doubled[k] = _mm256_add_epi32(q[k], _mm256_xor_si256(w, down));
     });
+    let _ = seen; // (the last update is not needed)
+    doubled[0] = _mm256_add_epi32(doubled[0], fix);
     Some(doubled)
 }
 

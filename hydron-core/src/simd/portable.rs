@@ -25,7 +25,7 @@ use wide::{f32x4, f32x8, i32x8, u32x8};
 use super::scalar;
 use crate::e8::{INTEGER_ROOT_COUNT, INV_SQRT_8};
 use crate::gf8::NORM_SQ_TOLERANCE;
-use crate::lattice::{INPUT_LIMIT_BITS, TIE_MARGIN, TINY_BITS};
+use crate::lattice::{BELOW_HALF, TIE_MARGIN, TINY_BITS, UP_SCALE};
 use crate::{BatchError, E8Point, E8Root, Gf8};
 
 /// Eight vectors: the unit of the nearest-root kernel.
@@ -308,99 +308,94 @@ fn floats(x: i32x8) -> f32x8 {
 /// lane by lane: the doubled coordinates (`columns[k]` lane `i` is
 /// coordinate `k` of answer `i`), or `None` if any lane is one the fast
 /// path leaves to the `f64` decoder (out of range, not finite, tiny, or a
-/// near-tie). The same steps as the AVX2 kernel, in `wide`.
+/// near-tie). The same steps as the AVX2 kernel, with operations that every
+/// `wide` target has as instructions (SSE2 has no 32-bit integer min, max
+/// or blend, which `wide` would emulate lane by lane).
 #[inline]
 fn nearest_lattice_block(x: &[f32x8; 8]) -> Option<[i32x8; 8]> {
     let abs_mask = i32x8::splat(0x7FFF_FFFF);
-    let one = i32x8::splat(1);
+    let sign_mask = i32x8::splat(i32::MIN);
     let zero = f32x8::splat(0.0);
-    let mut max_bits = i32x8::splat(0);
-    let mut min_bits_minus_one = u32x8::splat(u32::MAX);
-    let mut a = [i32x8::splat(0); 8];
-    let mut r = [zero; 8];
+    let below_half = ints(f32x8::splat(BELOW_HALF));
+    let up_scale = f32x8::splat(UP_SCALE);
+    // Tiny: `bits + (2^31 − 1)` (zero becomes the largest) below that of
+    // 2^-24, as signed numbers.
+    let tiny_bound = i32x8::splat(TINY_BITS.wrapping_add(i32::MAX as u32) as i32);
+    let mut max_abs = zero;
+    let mut tiny = i32x8::splat(0);
     let mut delta = [zero; 8];
-    let mut up = [i32x8::splat(0); 8];
+    let mut q = [i32x8::splat(0); 8];
+    let mut parities = i32x8::splat(0);
     for k in 0..8 {
         let v = x[k];
         let bits = ints(v) & abs_mask;
-        max_bits = max_bits.max(bits);
-        min_bits_minus_one = min_bits_minus_one.min(bytemuck::cast(bits - one));
-        // Round halves away from zero: truncate, then add the truncation of
-        // twice the fractional part (±1 exactly when that is at least ½).
-        // Every step is exact for |v| ≤ 2^22 (other lanes are discarded).
-        let t = v.fast_trunc_int();
-        let f = v - t.round_float();
-        let adjust = (f + f).fast_trunc_int();
-        a[k] = t + adjust;
-        r[k] = f - adjust.round_float();
-        delta[k] = floats(ints(r[k]) & abs_mask);
-        // Up when `r > 0` (its bits, as an integer, are positive), or when
-        // `r = +0` and `a > 0` (then bit 0 is set by `a > 0`).
-        let a_positive = (i32x8::splat(0) - a[k]).unbounded_shr_scalar(31) & one;
-        up[k] = (ints(r[k]) | a_positive).simd_gt(i32x8::splat(0));
+        // Out of range: the largest |v| (a NaN may drop out of it, but
+        // then `difference` below is a NaN).
+        max_abs = max_abs.fast_max(floats(bits));
+        tiny |= tiny_bound.simd_gt(bits + abs_mask);
+        // Round halves away from zero: truncate `v` plus the largest float
+        // below ½ with the sign of `v`.
+        let shifted = v + floats((ints(v) & sign_mask) | below_half);
+        let a = shifted.fast_trunc_int();
+        let r = v - a.round_float();
+        // Down (a mask) unless `r > 0`, or `r = 0` and `a > 0`.
+        let down = ints((a.round_float() * up_scale + r).simd_le(zero));
+        q[k] = (a + a) - down;
+        parities ^= q[k];
+        delta[k] = floats(ints(r) & abs_mask);
     }
-    let sum_delta = ((delta[0] + delta[4]) + (delta[2] + delta[6]))
-        + ((delta[1] + delta[5]) + (delta[3] + delta[7]));
+    let sum_delta = ((delta[0] + delta[1]) + (delta[2] + delta[3]))
+        + ((delta[4] + delta[5]) + (delta[6] + delta[7]));
     // No NaN here in the lanes that count, so the fast min and max do.
     let tree = |f: fn(f32x8, f32x8) -> f32x8| {
         f(
-            f(f(delta[0], delta[4]), f(delta[2], delta[6])),
-            f(f(delta[1], delta[5]), f(delta[3], delta[7])),
+            f(f(delta[0], delta[1]), f(delta[2], delta[3])),
+            f(f(delta[4], delta[5]), f(delta[6], delta[7])),
         )
     };
     let max_delta = tree(f32x8::fast_max);
     let min_delta = tree(f32x8::fast_min);
-    // The first index holding the maximum (minimum): the last match wins
-    // going down from 7.
-    let mut max_k = i32x8::splat(0);
-    let mut min_k = i32x8::splat(0);
-    for k in (0..8).rev() {
-        let index = i32x8::splat(k as i32);
-        max_k = ints(delta[k].simd_eq(max_delta)).select(index, max_k);
-        min_k = ints(delta[k].simd_eq(min_delta)).select(index, min_k);
-    }
-    let sum_a = a.iter().fold(i32x8::splat(0), |s, &ak| s + ak);
-    let ups = up.iter().fold(i32x8::splat(0), |s, &u| s - u);
-    let odd_integer = sum_a & one;
-    let odd_half = (sum_a + ups) & one;
+    // Masks (all ones when odd): bit 1 of `parities` for Σa, bit 0 XOR
+    // bit 1 for Σ(h − ½).
+    let odd_integer: i32x8 = (parities << 30) >> 31;
+    let odd_half: i32x8 = ((parities ^ (parities << 1)) << 30) >> 31;
     let two = f32x8::splat(2.0);
-    let difference = (sum_delta - two)
-        + odd_integer.round_float() * (f32x8::splat(1.0) - two * max_delta)
-        - odd_half.round_float() * (two * min_delta);
+    let difference = ((sum_delta - two)
+        + floats(odd_integer & ints(f32x8::splat(1.0) - two * max_delta)))
+        - floats(odd_half & ints(two * min_delta));
 
-    // Lanes the fast path leaves: out of range or not finite, tiny, or a
-    // near-tie.
-    let out_of_range = max_bits.simd_gt(i32x8::splat(INPUT_LIMIT_BITS as i32));
-    let tiny_floor = u32x8::splat(TINY_BITS - 2);
-    let tiny: i32x8 = bytemuck::cast(
-        min_bits_minus_one
-            .min(tiny_floor)
-            .simd_eq(min_bits_minus_one),
-    );
-    let near_tie = ints(floats(ints(difference) & abs_mask).simd_le(f32x8::splat(TIE_MARGIN)));
+    // Lanes the fast path leaves: out of range, tiny, or a near-tie (NaN
+    // included).
+    let out_of_range = ints(max_abs.simd_gt(f32x8::splat(E8Point::INPUT_LIMIT)));
+    let near_tie = !ints(difference.abs().simd_gt(f32x8::splat(TIE_MARGIN)));
     if (out_of_range | tiny | near_tie).any() {
         return None;
     }
 
-    // The winner, lane by lane, as in `nearest_fast`.
+    // As in the AVX2 kernel.
     let half = ints(difference.simd_gt(zero));
-    let flip_k = half.select(min_k, max_k);
-    let odd = half.select(odd_half, odd_integer);
-    let mut r_at = zero;
-    let mut up_at = i32x8::splat(0);
+    let odd = (odd_integer & !half) | (odd_half & half);
+    let target = floats((ints(max_delta) & !half) | (ints(min_delta) & half) | !odd);
+    let always_up = ((ints(max_delta.simd_eq(zero)) & !half)
+        | (ints(min_delta.simd_eq(f32x8::splat(0.5))) & half))
+        & odd;
+    let half_bit = half & i32x8::splat(1);
+    let fix = (((q[0] ^ half_bit) << 2) & always_up) & i32x8::splat(4);
+    let w_rest = half_bit;
+    // 2 for the integer candidate, −1 for the other, as `w_rest ^ w_swap`.
+    let w_swap = i32x8::splat(2) ^ (half & i32x8::splat(2 ^ -2));
+    let mut seen = i32x8::splat(0);
+    let mut doubled = [i32x8::splat(0); 8];
     for k in 0..8 {
-        let here = flip_k.simd_eq(i32x8::splat(k as i32));
-        r_at = floats(here).select(r[k], r_at);
-        up_at = here.select(up[k], up_at);
+        let equal = ints(delta[k].simd_eq(target));
+        let here = equal & !seen;
+        seen |= equal;
+        let w = w_rest ^ (here & w_swap);
+        let down: i32x8 = (q[k] << 31) >> 31;
+        doubled[k] = q[k] + (w ^ down);
     }
-    let integer_up = ints(r_at.simd_ge(zero));
-    let half_up = !up_at | ints(r_at.simd_ge(f32x8::splat(0.5)));
-    let goes_up = half.select(half_up, integer_up);
-    let flip = goes_up.select(i32x8::splat(2), i32x8::splat(-2)) & (i32x8::splat(0) - odd);
-    Some(core::array::from_fn(|k| {
-        let here = flip_k.simd_eq(i32x8::splat(k as i32));
-        ((a[k] << 1) - (half & (up[k] | one))) + (here & flip)
-    }))
+    doubled[0] += fix;
+    Some(doubled)
 }
 
 /// [`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into);
