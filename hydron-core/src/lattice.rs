@@ -413,12 +413,14 @@ pub(crate) const TIE_MARGIN: f32 = 1.0 / 16384.0;
 /// The largest `f32` below ½. `trunc(v + c)`, with `c` this number with
 /// the sign of `v`, is `v` rounded to an integer, halves away from zero,
 /// exactly, for every `f32` with |v| ≤ 2^22 (checked on all of them).
+#[cfg_attr(not(feature = "simd"), allow(dead_code))] // the SIMD kernels
 pub(crate) const BELOW_HALF: f32 = f32::from_bits(0x3EFF_FFFF);
 
 /// 2^-60. For the residual `r = v − a` (zero or at least 2^-24 in
 /// magnitude on the fast path) and `|a| ≤ 2^22`, `r + a·2^-60` has the sign
 /// of `r`, or of `a` when `r = 0` (and is zero when both are), with or
 /// without a fused multiply-add.
+#[cfg_attr(not(feature = "simd"), allow(dead_code))] // the SIMD kernels
 pub(crate) const UP_SCALE: f32 = f32::from_bits(0x2180_0000);
 
 /// The Conway–Sloane decoder in `f32`, or `None` when it cannot vouch for

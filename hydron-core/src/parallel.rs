@@ -120,9 +120,16 @@ pub const LATTICE_MIN_VECTORS: usize = 1024;
 /// the hand-off) and about four pieces per thread (so that a thread slowed
 /// by another process does not hold up the rest), rounded up to a multiple
 /// of 64 so that no SIMD kernel sees a tail except in the last piece.
+///
+/// The length is checked first: asking rayon for its thread count starts
+/// the global pool (threads and allocations), which a short slice must
+/// never cause.
 fn piece_len(len: usize, min_vectors: usize) -> Option<usize> {
+    if len < min_vectors {
+        return None;
+    }
     let threads = rayon::current_num_threads();
-    if len < min_vectors || threads < 2 {
+    if threads < 2 {
         return None;
     }
     let per_piece = len.div_ceil(4 * threads).max(min_vectors / 2).max(1);
