@@ -358,8 +358,21 @@ pub fn vectors_from_arrow(array: &dyn Array, policy: Policy) -> Result<Vec<Gf8>,
 
 /// Appends the vectors of `array` (column `column`, whose first row is row
 /// `first_row` of the data) to `out`, checked by `policy`; on error `out`
-/// is left as it was.
-pub(crate) fn append_vectors(
+/// is left as it was. For data in several arrays (the chunks of a column),
+/// with errors that count rows from the start of the whole column.
+///
+/// ```
+/// use hydron_codec::{arrow, CodecError, Policy};
+/// use hydron_core::Gf8;
+///
+/// let chunk = arrow::vectors_to_arrow(vec![Gf8::ZERO; 4]);
+/// let mut out = Vec::new();
+/// arrow::append_vectors(&chunk, Policy::Strict, &mut out, "vector", 0)?;
+/// arrow::append_vectors(&chunk, Policy::Strict, &mut out, "vector", 4)?;
+/// assert_eq!(out.len(), 8);
+/// # Ok::<(), CodecError>(())
+/// ```
+pub fn append_vectors(
     array: &dyn Array,
     policy: Policy,
     out: &mut Vec<Gf8>,
@@ -406,11 +419,20 @@ pub(crate) fn append_arrays(
 /// # Ok::<(), hydron_codec::CodecError>(())
 /// ```
 pub fn codes_from_arrow(array: &dyn Array) -> Result<Vec<E8Root>, CodecError> {
-    codes_at(array, "", 0)
+    codes_from_arrow_at(array, "", 0)
 }
 
-/// [`codes_from_arrow`] for column `column`, whose first row is `first_row`.
-pub(crate) fn codes_at(
+/// [`codes_from_arrow`] for column `column`, whose first row is row
+/// `first_row` of the data (for errors), as [`append_vectors`] counts.
+///
+/// ```
+/// use arrow_array::UInt8Array;
+/// use hydron_codec::arrow;
+///
+/// let err = arrow::codes_from_arrow_at(&UInt8Array::from(vec![1, 240]), "code", 100).unwrap_err();
+/// assert_eq!(err.to_string(), "vector 101: E8 root code 240 is out of range (0..240)");
+/// ```
+pub fn codes_from_arrow_at(
     array: &dyn Array,
     column: &str,
     first_row: u64,

@@ -17,14 +17,34 @@ use pyo3::types::PyBytes;
 use crate::arrays::{self, gf8_out};
 use crate::codec::{encode_vectors, prepared};
 use crate::errors::{codec_error, detached};
+use crate::parquet::{self as pyparquet, path_of};
 use crate::policy::{self, parse_or_strict};
+use hydron_codec::parquet;
 
-/// A path argument (`str` or `os.PathLike`), or `None` for anything else.
-fn path_of(obj: &Bound<'_, PyAny>) -> Option<PathBuf> {
-    if obj.cast::<pyo3::types::PyString>().is_ok() || obj.hasattr("__fspath__").unwrap_or(false) {
-        obj.extract().ok()
-    } else {
-        None
+/// Whether `path` is a regular file that starts with Parquet's magic
+/// (special files are left to the container reader, which refuses them
+/// without blocking on them).
+fn is_parquet_file(path: &std::path::Path) -> bool {
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    let mut head = [0u8; 4];
+    regular
+        && std::fs::File::open(path)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok()
+        && parquet::looks_like_parquet(&head)
+}
+
+/// Whether `save` writes Parquet: `format="parquet"`, or no format and a
+/// path ending in `.parquet` or `.pq`.
+fn saves_parquet(path: &std::path::Path, format: Option<&Bound<'_, PyAny>>) -> bool {
+    match format {
+        Some(f) => f
+            .extract::<String>()
+            .is_ok_and(|name| name.eq_ignore_ascii_case("parquet")),
+        None => path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq")),
     }
 }
 
@@ -54,9 +74,18 @@ fn read_all<'py>(source: &Bound<'py, PyAny>) -> PyResult<arrays::Data<'py>> {
     arrays::data(&source.call_method0("read")?)
 }
 
-/// Decode a whole hydron file held in `data` (without the GIL).
+/// Decode a whole hydron file (or Parquet file) held in `data` (without
+/// the GIL).
 fn from_data(py: Python<'_>, data: &arrays::Data<'_>, policy: Policy) -> PyResult<Vec<Gf8>> {
     let bytes = data.as_slice();
+    if parquet::looks_like_parquet(bytes) {
+        return match data {
+            arrays::Data::Bytes(b) => pyparquet::vectors_from_bytes(py, b.as_any(), policy),
+            arrays::Data::Owned(v) => {
+                pyparquet::vectors_from_bytes(py, PyBytes::new(py, v).as_any(), policy)
+            }
+        };
+    }
     detached(py, || file::from_slice(bytes, policy))
 }
 
@@ -66,10 +95,13 @@ fn from_data(py: Python<'_>, data: &arrays::Data<'_>, policy: Policy) -> PyResul
 /// ----------
 /// path : str or os.PathLike
 /// vectors : ndarray, float32, shape (N, 8)
-/// format : {"fory", "jsonl"}, default "fory"
-///     Binary (chunks of fory batch messages) or text (JSON Lines).
+/// format : {"fory", "jsonl", "parquet"}, default "fory"
+///     Binary (chunks of fory batch messages), text (JSON Lines), or
+///     Parquet (the default when ``path`` ends in ``.parquet`` or ``.pq``;
+///     written as :func:`save_parquet` writes it, with its defaults).
 /// chunk_vectors : int, default 65536
-///     Vectors per checksummed chunk, 1..=1048576.
+///     Vectors per checksummed chunk, 1..=1048576 (the row group size
+///     for Parquet).
 /// durable : bool, default True
 ///     fsync the file and its directory before returning.
 /// policy : {"strict", "renormalize", "trusted"}, default "strict"
@@ -95,6 +127,12 @@ pub fn save(
     durable: bool,
     policy: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
+    if saves_parquet(&path, format) {
+        let options = pyparquet::options("snappy", chunk_vectors, durable)?;
+        let input = arrays::vectors(vectors, "vectors")?;
+        let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
+        return detached(py, || parquet::save(&path, &gf8, options));
+    }
     let (format, options) = (policy::format(format)?, options(chunk_vectors, durable)?);
     let input = arrays::vectors(vectors, "vectors")?;
     let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
@@ -122,8 +160,8 @@ pub fn dumps<'py>(
     })
 }
 
-/// Read a whole hydron file (either form, detected from the content)
-/// into a new (N, 8) float32 array.
+/// Read a whole hydron file (either form, or Parquet: detected from the
+/// content) into a new (N, 8) float32 array.
 ///
 /// ``source`` is a path (read chunk by chunk into one preallocated array)
 /// or a binary file object (read whole, then decoded). Every checksum is
@@ -139,14 +177,18 @@ pub fn load<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let policy = parse_or_strict(policy)?;
     let out = if let Some(path) = path_of(source) {
-        detached(py, || file::load(&path, policy))?
+        if py.detach(|| is_parquet_file(&path)) {
+            pyparquet::load_path(py, &path, policy)?
+        } else {
+            detached(py, || file::load(&path, policy))?
+        }
     } else {
         from_data(py, &read_all(source)?, policy)?
     };
     Ok(gf8_out(py, out))
 }
 
-/// Decode a whole hydron file held in memory.
+/// Decode a whole hydron file (or Parquet file) held in memory.
 ///
 /// Examples
 /// --------
@@ -166,7 +208,7 @@ pub fn loads<'py>(
     Ok(gf8_out(py, out))
 }
 
-/// ``"fory"`` or ``"jsonl"``: the form of a hydron file, from its first
+/// ``"fory"``, ``"jsonl"`` or ``"parquet"``: the form of a file, from its first
 /// bytes (use ``hydron.detect_format``, which returns a ``Format``).
 #[pyfunction]
 pub fn detect_format(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<&'static str> {
@@ -197,6 +239,9 @@ pub fn detect_format(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<&'st
     }
     if head.starts_with(file::TEXT_MAGIC) {
         return Ok("jsonl");
+    }
+    if parquet::looks_like_parquet(&head) {
+        return Ok("parquet");
     }
     // Not a complete magic: the container reader says what it is instead
     // (empty, another format, a damaged or cut-off magic).

@@ -1,17 +1,19 @@
 //! `hydron._hydron`: the native module of the `hydron` Python package.
 //!
 //! Thin PyO3 bindings over hydron-core (the math) and hydron-codec (every
-//! format). Each function converts its arguments (`arrays`: numpy in place,
+//! format, Arrow through pyo3-arrow's PyCapsule bridge). Each function converts its arguments (`arrays`: numpy in place,
 //! no copies where the layout allows), releases the GIL around the Rust
 //! call, and converts the result, or the error (`errors`: one Python class
 //! per Rust error kind, with the same fields), back. The Python-facing
 //! documentation is in `python/hydron/_hydron.pyi`.
 
 mod arrays;
+mod arrow;
 mod codec;
 mod errors;
 mod file;
 mod math;
+mod parquet;
 mod policy;
 
 use pyo3::prelude::*;
@@ -45,6 +47,17 @@ fn _hydron(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(file::loads, m)?)?;
     m.add_function(wrap_pyfunction!(file::iter_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(file::detect_format, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::to_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::to_arrow_table, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::from_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::codes_to_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::codes_from_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet::save_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet::save_codes_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet::load_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet::load_codes_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet::iter_parquet, m)?)?;
+    m.add_class::<parquet::ParquetChunkIter>()?;
     m.add_class::<file::FileWriter>()?;
     m.add_class::<file::ChunkIter>()?;
     m.add("NORM_TOLERANCE", hydron_core::NORM_TOLERANCE)?;
@@ -58,5 +71,9 @@ fn _hydron(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("MAX_BATCH_LEN", hydron_codec::fory::MAX_BATCH_LEN)?;
     m.add("MAX_CODES_LEN", hydron_codec::fory::MAX_CODES_LEN)?;
+    m.add(
+        "DEFAULT_ROW_GROUP_VECTORS",
+        hydron_codec::parquet::ParquetOptions::DEFAULT_ROW_GROUP_VECTORS,
+    )?;
     Ok(())
 }

@@ -264,10 +264,32 @@ impl ParquetReader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open_codes(path: impl AsRef<Path>) -> Result<ParquetReader, CodecError> {
+        ParquetReader::open_codes_with(path, ParquetReadOptions::new())
+    }
+
+    /// Opens the code column of the Parquet file at `path`, with options
+    /// (a column name, the page limit).
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{self, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_core::E8Root;
+    ///
+    /// let path = std::env::temp_dir().join(format!("hydron-codes-with-{}.parquet", std::process::id()));
+    /// parquet::save_codes(&path, &[E8Root::new(9)?], ParquetOptions::new())?;
+    /// let mut reader = ParquetReader::open_codes_with(&path, ParquetReadOptions::new().column("code"))?;
+    /// let mut codes = Vec::new();
+    /// reader.read_codes_chunk(&mut codes)?;
+    /// assert_eq!(codes[0].code(), 9);
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_codes_with(
+        path: impl AsRef<Path>,
+        options: ParquetReadOptions,
+    ) -> Result<ParquetReader, CodecError> {
         let path = path.as_ref();
         let source = open_file(path).map_err(|e| in_file(path, CodecError::Io(e)))?;
-        ParquetReader::new(source, Some(path), Target::Codes, ParquetReadOptions::new())
-            .map_err(|e| in_file(path, e))
+        ParquetReader::new(source, Some(path), Target::Codes, options).map_err(|e| in_file(path, e))
     }
 
     /// Reads the vector column of a Parquet file held in memory.
@@ -301,8 +323,28 @@ impl ParquetReader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn codes_from_bytes(bytes: impl Into<bytes::Bytes>) -> Result<ParquetReader, CodecError> {
+        ParquetReader::codes_from_bytes_with(bytes, ParquetReadOptions::new())
+    }
+
+    /// Reads the code column of a Parquet file held in memory, with options.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_core::E8Root;
+    ///
+    /// let mut encoder = ParquetEncoder::new_codes(Vec::new(), ParquetOptions::new())?;
+    /// encoder.write_codes(&[E8Root::new(4)?])?;
+    /// let bytes = encoder.finish()?;
+    /// let err = ParquetReader::codes_from_bytes_with(bytes, ParquetReadOptions::new().column("x"));
+    /// assert!(err.is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn codes_from_bytes_with(
+        bytes: impl Into<bytes::Bytes>,
+        options: ParquetReadOptions,
+    ) -> Result<ParquetReader, CodecError> {
         let source = Source::Bytes(bytes.into());
-        ParquetReader::new(source, None, Target::Codes, ParquetReadOptions::new())
+        ParquetReader::new(source, None, Target::Codes, options)
     }
 
     fn new(
@@ -676,7 +718,7 @@ impl ParquetReader {
                 harrow::append_arrays(arrays, policy, vectors, self.rows)
             }
             Target::Codes => {
-                let more = harrow::codes_at(array, &self.column_name, self.rows)?;
+                let more = harrow::codes_from_arrow_at(array, &self.column_name, self.rows)?;
                 if let Some(hasher) = hasher {
                     hasher.update(bytemuck::cast_slice(&more));
                 }

@@ -1,0 +1,356 @@
+//! Arrow in and out through the Arrow PyCapsule interface (pyo3-arrow):
+//! numpy vectors → a `FixedSizeList<Float32, 8>` array or a one-column
+//! table without copying the floats; any Arrow array, chunked array,
+//! record batch, table or stream (pyarrow, Polars, DuckDB, nanoarrow, …)
+//! → a checked `(N, 8)` float32 numpy array, by hydron-codec's `arrow`
+//! module.
+
+use std::panic::AssertUnwindSafe;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, FixedSizeListArray, Float32Array, RecordBatch, StructArray};
+use arrow_buffer::{Buffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Schema};
+use hydron_codec::arrow as harrow;
+use hydron_codec::{CodecError, Policy};
+use hydron_core::{E8Root, Gf8};
+use numpy::{PyArray1, PyArray2};
+use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3_arrow::{PyArray, PyArrayReader, PyTable};
+
+use crate::arrays::{self, codes_out, gf8_out, Vectors};
+use crate::errors::{codec_error, detached};
+use crate::policy::parse_or_strict;
+
+/// Keeps a numpy array alive for as long as an Arrow buffer reads its
+/// memory. `AssertUnwindSafe`: the owner is never touched, only dropped.
+struct NumpyOwner(#[allow(dead_code)] AssertUnwindSafe<Py<PyAny>>);
+
+/// The floats of the vectors as an Arrow buffer: the numpy array's own
+/// memory when it was read in place (kept alive by the buffer), else the
+/// copy's allocation. `policy` is applied first: `Renormalize` makes a
+/// new allocation when it changes anything.
+fn float_buffer(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    input: Vectors<'_>,
+    policy: Policy,
+) -> PyResult<ScalarBuffer<f32>> {
+    let arrays = input.arrays();
+    let (start, n) = (arrays.as_ptr(), arrays.len());
+    match policy {
+        Policy::Strict => {
+            input.gf8(py)?;
+        }
+        Policy::Trusted => {}
+        Policy::Renormalize => {
+            let owned = arrays.to_vec();
+            let units = py
+                .detach(|| policy.apply(owned))
+                .map_err(|e| codec_error(py, e))?;
+            return Ok(owned_floats(Gf8::vec_into_arrays(units)));
+        }
+    }
+    match input {
+        Vectors::Owned(copy) => Ok(owned_floats(copy)),
+        Vectors::Borrowed(_) => {
+            let ptr = NonNull::new(start.cast_mut().cast::<u8>()).unwrap_or(NonNull::dangling());
+            let owner = Arc::new(NumpyOwner(AssertUnwindSafe(source.clone().unbind())));
+            // SAFETY: `ptr` is the start of the C-contiguous float32 data of
+            // the numpy array `source`, read in place by `arrays::vectors`
+            // (`n` vectors, 32 bytes each), and `owner` holds a reference to
+            // that array, so the memory stays allocated for as long as the
+            // buffer lives.
+            let buffer = unsafe { Buffer::from_custom_allocation(ptr, 32 * n, owner) };
+            Ok(ScalarBuffer::new(buffer, 0, 8 * n))
+        }
+    }
+}
+
+fn owned_floats(arrays: Vec<[f32; 8]>) -> ScalarBuffer<f32> {
+    let floats: Vec<f32> = bytemuck::allocation::try_cast_vec(arrays)
+        .unwrap_or_else(|(_, arrays)| arrays.into_iter().flatten().collect());
+    ScalarBuffer::from(floats)
+}
+
+/// The vector column of the vectors in `vectors`, as `to_arrow` returns it.
+fn vector_array(
+    py: Python<'_>,
+    vectors: &Bound<'_, PyAny>,
+    policy: Option<&Bound<'_, PyAny>>,
+) -> PyResult<FixedSizeListArray> {
+    let policy = parse_or_strict(policy)?;
+    let input = arrays::vectors(vectors, "vectors")?;
+    let floats = float_buffer(py, vectors, input, policy)?;
+    let DataType::FixedSizeList(item, 8) = harrow::vector_data_type() else {
+        unreachable!("hydron's vector type is a fixed-size list of 8");
+    };
+    Ok(FixedSizeListArray::new(
+        item,
+        8,
+        Arc::new(Float32Array::new(floats, None)),
+        None,
+    ))
+}
+
+/// Vectors as an Arrow array, without copying: a ``FixedSizeList<float32, 8>``
+/// whose values are the numpy array's own memory.
+///
+/// The result implements the Arrow PyCapsule interface
+/// (``__arrow_c_array__``, ``__arrow_c_schema__``), so every Arrow library
+/// takes it without a copy: ``pyarrow.array(a)``, ``polars.Series(a)``,
+/// ``nanoarrow.Array(a)``. Like ``pyarrow.array(ndarray)`` it shares memory
+/// with ``vectors`` (a C-contiguous float32 array; other layouts are
+/// copied): do not modify ``vectors`` while the Arrow data is in use.
+///
+/// Parameters
+/// ----------
+/// vectors : ndarray, float32, shape (N, 8)
+/// policy : {"strict", "renormalize", "trusted"}, default "strict"
+///     Checked before export (in place; ``"renormalize"`` exports a
+///     renormalized copy).
+///
+/// Returns
+/// -------
+/// Array
+///     pyo3-arrow's Arrow array (an Arrow PyCapsule exporter).
+///
+/// Examples
+/// --------
+/// >>> import hydron, pyarrow as pa
+/// >>> a = pa.array(hydron.to_arrow(hydron.E8_ROOTS))
+/// >>> a.type
+/// FixedSizeListType(fixed_size_list<item: float not null>[8])
+/// >>> len(a)
+/// 240
+#[pyfunction]
+#[pyo3(signature = (vectors, *, policy = None))]
+pub fn to_arrow(
+    py: Python<'_>,
+    vectors: &Bound<'_, PyAny>,
+    policy: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyArray> {
+    let array = vector_array(py, vectors, policy)?;
+    let field = harrow::vector_field(harrow::VECTOR_COLUMN);
+    Ok(PyArray::new(Arc::new(array), Arc::new(field)))
+}
+
+/// Vectors as a one-column Arrow table (column ``column``, default
+/// ``"vector"``, marked ``hydron.type = gf8``), without copying the floats.
+///
+/// The result implements ``__arrow_c_stream__``: ``pyarrow.table(t)``,
+/// ``polars.from_arrow(t)`` or ``polars.DataFrame(t)``, and DuckDB
+/// (``duckdb.sql("SELECT ... FROM t")``) read it in place. It shares memory
+/// with ``vectors``, as :func:`to_arrow` does.
+///
+/// Examples
+/// --------
+/// >>> import hydron, pyarrow as pa
+/// >>> pa.table(hydron.to_arrow_table(hydron.E8_ROOTS)).schema.field("vector").metadata
+/// {b'hydron.type': b'gf8'}
+#[pyfunction]
+#[pyo3(signature = (vectors, *, column = "vector", policy = None))]
+pub fn to_arrow_table(
+    py: Python<'_>,
+    vectors: &Bound<'_, PyAny>,
+    column: &str,
+    policy: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTable> {
+    let array: ArrayRef = Arc::new(vector_array(py, vectors, policy)?);
+    let schema = Arc::new(Schema::new(vec![harrow::vector_field(column)]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![array])
+        .map_err(|e| codec_error(py, CodecError::Arrow(e)))?;
+    PyTable::try_new(vec![batch], schema)
+}
+
+/// E8 root codes (integers in 0..240) as an Arrow ``uint8`` array.
+///
+/// Any integer array or sequence; each code is checked, then copied into
+/// the Arrow array (one byte per code).
+///
+/// Examples
+/// --------
+/// >>> import numpy as np, hydron, pyarrow as pa
+/// >>> pa.array(hydron.codes_to_arrow(np.array([0, 239], np.uint8))).to_pylist()
+/// [0, 239]
+#[pyfunction]
+pub fn codes_to_arrow(codes: &Bound<'_, PyAny>) -> PyResult<PyArray> {
+    let codes = arrays::codes(codes, "codes")?;
+    let array: ArrayRef = Arc::new(arrow_array::UInt8Array::new(
+        ScalarBuffer::from(codes),
+        None,
+    ));
+    Ok(PyArray::new(
+        array,
+        Arc::new(harrow::code_field(harrow::CODE_COLUMN)),
+    ))
+}
+
+/// The Arrow data of `source` as arrays of one column (`want` finds it in
+/// a struct / record batch / table), with the column's name. The data is
+/// checked against its declared layout (`validate_full`) before hydron
+/// reads it.
+fn columns(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    column: Option<&str>,
+    find: fn(&Schema) -> Result<usize, CodecError>,
+) -> PyResult<(Vec<ArrayRef>, String)> {
+    let (chunks, field) = if source.hasattr(intern!(py, "__arrow_c_array__"))? {
+        let (array, field) = source.extract::<PyArray>()?.into_inner();
+        (vec![array], field)
+    } else if source.hasattr(intern!(py, "__arrow_c_stream__"))? {
+        let reader = source.extract::<PyArrayReader>()?.into_reader()?;
+        let field = reader.field();
+        let chunks = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| codec_error(py, CodecError::Arrow(e)))?;
+        (chunks, field)
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "expected Arrow data (an object with __arrow_c_array__ or __arrow_c_stream__: \
+             a pyarrow Array, ChunkedArray, RecordBatch or Table, a Polars Series or \
+             DataFrame, …), got {} (for numpy arrays use the functions that take them)",
+            source.get_type().name()?
+        )));
+    };
+    let (chunks, name) = match field.data_type() {
+        DataType::Struct(fields) => {
+            let schema = Schema::new(fields.clone());
+            let index = match column {
+                Some(name) => schema.index_of(name).map_err(|_| {
+                    codec_error(
+                        py,
+                        CodecError::MissingColumn {
+                            what: "named",
+                            reason: format!(
+                                "no column {name:?}; the columns are {}",
+                                listed(&schema)
+                            ),
+                        },
+                    )
+                })?,
+                None => find(&schema).map_err(|e| codec_error(py, e))?,
+            };
+            let picked = chunks
+                .iter()
+                .map(|chunk| {
+                    chunk
+                        .as_any()
+                        .downcast_ref::<StructArray>()
+                        .map(|s| s.column(index).clone())
+                        .ok_or_else(|| {
+                            PyTypeError::new_err("a chunk of a struct stream is not a struct")
+                        })
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            (picked, schema.field(index).name().clone())
+        }
+        _ => (chunks, field.name().clone()),
+    };
+    for chunk in &chunks {
+        chunk
+            .to_data()
+            .validate_full()
+            .map_err(|e| codec_error(py, CodecError::Arrow(e)))?;
+    }
+    Ok((chunks, name))
+}
+
+fn listed(schema: &Schema) -> String {
+    let names: Vec<String> = schema
+        .fields()
+        .iter()
+        .map(|f: &Arc<Field>| format!("{} ({})", f.name(), f.data_type()))
+        .collect();
+    names.join(", ")
+}
+
+/// Vectors from Arrow data, checked: a new ``(N, 8)`` float32 array.
+///
+/// ``source`` is anything that exports Arrow through the PyCapsule interface:
+/// an array or chunked array of ``FixedSizeList<float32, 8>`` (or a list of
+/// float32 whose rows all hold 8 values: what Parquet readers such as
+/// DuckDB return), or a record batch, table or stream with such a column
+/// (``column``, else the column marked ``hydron.type = gf8``, else the one
+/// named ``"vector"``, else the only list-of-floats column). The floats are
+/// read in place and copied once, checked by ``policy`` in the same pass.
+///
+/// Raises
+/// ------
+/// InvalidVectorError
+///     A vector the policy rejects, a null row or coordinate, or a row of
+///     another length than 8 (``.index`` is the row).
+/// FormatError
+///     No such column, or a column of another type (float64, integers).
+/// TypeError
+///     ``source`` is not Arrow data.
+///
+/// Examples
+/// --------
+/// >>> import hydron, pyarrow as pa
+/// >>> table = pa.table({"id": list(range(240)), "vector": pa.array(hydron.to_arrow(hydron.E8_ROOTS))})
+/// >>> hydron.from_arrow(table).shape
+/// (240, 8)
+/// >>> hydron.from_arrow(pa.array([[1.0] * 7], pa.list_(pa.float32())))
+/// Traceback (most recent call last):
+/// hydron.errors.InvalidVectorError: row 0 has 7 values; a vector has 8
+#[pyfunction]
+#[pyo3(signature = (source, *, column = None, policy = None))]
+pub fn from_arrow<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    column: Option<&str>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let policy = parse_or_strict(policy)?;
+    let (chunks, name) = columns(py, source, column, harrow::find_vector_column)?;
+    let out = detached(py, || {
+        let rows: usize = chunks.iter().map(|c| c.len()).sum();
+        let mut out: Vec<Gf8> = Vec::with_capacity(rows);
+        let mut first_row = 0u64;
+        for chunk in &chunks {
+            harrow::append_vectors(chunk.as_ref(), policy, &mut out, &name, first_row)?;
+            first_row += chunk.len() as u64;
+        }
+        Ok(out)
+    })?;
+    Ok(gf8_out(py, out))
+}
+
+/// E8 root codes from Arrow data (a ``uint8`` array, chunked array, or a
+/// table's code column), checked: a new ``uint8`` array.
+///
+/// Examples
+/// --------
+/// >>> import hydron, pyarrow as pa
+/// >>> hydron.codes_from_arrow(pa.array([3, 240], pa.uint8()))
+/// Traceback (most recent call last):
+/// hydron.errors.InvalidVectorError: vector 1: E8 root code 240 is out of range (0..240)
+#[pyfunction]
+#[pyo3(signature = (source, *, column = None))]
+pub fn codes_from_arrow<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    column: Option<&str>,
+) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    let (chunks, name) = columns(py, source, column, harrow::find_code_column)?;
+    let out = detached(py, || {
+        let rows: usize = chunks.iter().map(|c| c.len()).sum();
+        let mut out: Vec<E8Root> = Vec::with_capacity(rows);
+        let mut first_row = 0u64;
+        for chunk in &chunks {
+            out.extend(harrow::codes_from_arrow_at(
+                chunk.as_ref(),
+                &name,
+                first_row,
+            )?);
+            first_row += chunk.len() as u64;
+        }
+        Ok(out)
+    })?;
+    Ok(codes_out(py, out))
+}

@@ -1,0 +1,341 @@
+//! Parquet files of vectors and codes, on hydron-codec's `parquet` module:
+//! atomic saves, streaming reads by row group, the row-group checksum, and
+//! the layouts pyarrow, Polars and DuckDB write.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use hydron_codec::parquet::{
+    self as hparquet, Compression, ParquetOptions, ParquetReadOptions, ParquetReader,
+};
+use hydron_codec::{CodecError, Policy};
+use hydron_core::{E8Root, Gf8};
+use numpy::{PyArray1, PyArray2};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
+use pyo3::types::{PyBytes, PyString};
+
+use crate::arrays::{self, codes_out, gf8_out};
+use crate::codec::prepared;
+use crate::errors::{codec_error, detached};
+use crate::policy::parse_or_strict;
+
+// The Python signatures spell the default row group size out.
+const _: () = assert!(ParquetOptions::DEFAULT_ROW_GROUP_VECTORS == 262_144);
+
+/// The write options from the keyword arguments.
+pub fn options(
+    compression: &str,
+    row_group_vectors: u64,
+    durable: bool,
+) -> PyResult<ParquetOptions> {
+    let compression: Compression = compression
+        .parse()
+        .map_err(|e: String| PyValueError::new_err(format!("compression: {e}")))?;
+    let rows = usize::try_from(row_group_vectors)
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "row_group_vectors must be a positive integer, got {row_group_vectors}"
+            ))
+        })?;
+    Ok(ParquetOptions::new()
+        .compression(compression)
+        .row_group_vectors(rows)
+        .durable(durable))
+}
+
+fn read_options(column: Option<&str>) -> ParquetReadOptions {
+    match column {
+        Some(name) => ParquetReadOptions::new().column(name),
+        None => ParquetReadOptions::new(),
+    }
+}
+
+/// A path (`str` or `os.PathLike`), or `None` for anything else.
+pub fn path_of(obj: &Bound<'_, PyAny>) -> Option<PathBuf> {
+    if obj.cast::<PyString>().is_ok() || obj.hasattr("__fspath__").unwrap_or(false) {
+        obj.extract().ok()
+    } else {
+        None
+    }
+}
+
+/// The bytes of a Parquet file held in Python: a `bytes` object shared
+/// without a copy, anything else (a file object's `read()`, a buffer)
+/// copied once.
+fn memory(source: &Bound<'_, PyAny>) -> PyResult<bytes::Bytes> {
+    let data = if source.hasattr("read")? && !source.is_instance_of::<PyBytes>() {
+        source.call_method0("read")?
+    } else {
+        source.clone()
+    };
+    if let Ok(b) = data.extract::<PyBackedBytes>() {
+        if data.is_instance_of::<PyBytes>() {
+            return Ok(bytes::Bytes::from_owner(b));
+        }
+    }
+    let data = arrays::data(&data).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "expected a path, bytes or a binary file object, got {}",
+            source
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".into(), |n| n.to_string())
+        ))
+    })?;
+    Ok(bytes::Bytes::copy_from_slice(data.as_slice()))
+}
+
+/// Opens a reader of vectors (or codes) on a path or data in memory.
+fn open(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    column: Option<&str>,
+    policy: Option<Policy>,
+) -> PyResult<ParquetReader> {
+    let options = read_options(column);
+    if let Some(path) = path_of(source) {
+        return detached(py, || match policy {
+            Some(policy) => ParquetReader::open_with(&path, policy, options),
+            None => ParquetReader::open_codes_with(&path, options),
+        });
+    }
+    let bytes = memory(source)?;
+    detached(py, || match policy {
+        Some(policy) => ParquetReader::from_bytes(bytes, policy, options),
+        None => ParquetReader::codes_from_bytes_with(bytes, options),
+    })
+}
+
+/// Every vector of `reader`, into one array.
+fn read_all_vectors(reader: &mut ParquetReader) -> Result<Vec<Gf8>, CodecError> {
+    let mut out = Vec::new();
+    while reader.read_chunk(&mut out)? > 0 {}
+    Ok(out)
+}
+
+/// Save vectors to a Parquet file, atomically.
+///
+/// One column, ``"vector"``: a list of 8 float32 per row (the Arrow type
+/// ``FixedSizeList<float32, 8>``, restored by pyarrow from the file's Arrow
+/// schema; DuckDB reads ``FLOAT[]``, Polars ``Array(Float32, 8)``), with a
+/// CRC-32 of every row group in the footer that hydron checks on reading.
+///
+/// Parameters
+/// ----------
+/// path : str or os.PathLike
+/// vectors : ndarray, float32, shape (N, 8)
+/// compression : str, default "snappy"
+///     ``"none"``, ``"snappy"``, ``"zstd"`` or ``"zstd:LEVEL"``, ``"lz4"``,
+///     ``"gzip"`` or ``"gzip:LEVEL"``.
+/// row_group_vectors : int, default 262144
+///     Rows per row group (the unit of streaming and of Dask partitions).
+/// durable : bool, default True
+///     fsync the file and its directory before returning.
+/// policy : {"strict", "renormalize", "trusted"}, default "strict"
+///
+/// The file is written next to ``path`` and renamed over it only when
+/// complete; a path that exists and is not a regular file is refused.
+///
+/// Examples
+/// --------
+/// >>> import os, tempfile, hydron
+/// >>> path = os.path.join(tempfile.mkdtemp(), "roots.parquet")
+/// >>> hydron.save_parquet(path, hydron.E8_ROOTS, compression="zstd")
+/// >>> hydron.load_parquet(path).shape
+/// (240, 8)
+#[pyfunction]
+#[pyo3(signature = (path, vectors, *, compression = "snappy", row_group_vectors = 262144, durable = true, policy = None))]
+pub fn save_parquet(
+    py: Python<'_>,
+    path: PathBuf,
+    vectors: &Bound<'_, PyAny>,
+    compression: &str,
+    row_group_vectors: u64,
+    durable: bool,
+    policy: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let options = options(compression, row_group_vectors, durable)?;
+    let input = arrays::vectors(vectors, "vectors")?;
+    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
+    detached(py, || hparquet::save(&path, &gf8, options))
+}
+
+/// Save E8 root codes to a Parquet file (one ``uint8`` column,
+/// ``"code"``), atomically; the options are :func:`save_parquet`'s.
+///
+/// Examples
+/// --------
+/// >>> import os, tempfile, hydron
+/// >>> path = os.path.join(tempfile.mkdtemp(), "codes.parquet")
+/// >>> hydron.save_codes_parquet(path, hydron.nearest_roots(hydron.E8_ROOTS))
+/// >>> hydron.load_codes_parquet(path)[:4].tolist()
+/// [0, 1, 2, 3]
+#[pyfunction]
+#[pyo3(signature = (path, codes, *, compression = "snappy", row_group_vectors = 262144, durable = true))]
+pub fn save_codes_parquet(
+    py: Python<'_>,
+    path: PathBuf,
+    codes: &Bound<'_, PyAny>,
+    compression: &str,
+    row_group_vectors: u64,
+    durable: bool,
+) -> PyResult<()> {
+    let options = options(compression, row_group_vectors, durable)?;
+    let codes = arrays::codes(codes, "codes")?;
+    detached(py, || {
+        let roots: Vec<E8Root> = codes.iter().filter_map(|&c| E8Root::new(c).ok()).collect();
+        hparquet::save_codes(&path, &roots, options)
+    })
+}
+
+/// Read the vectors of a Parquet file into a new (N, 8) float32 array.
+///
+/// ``source`` is a path (read row group by row group), ``bytes``, or a
+/// binary file object (read whole). The vector column is ``column``, else
+/// the column marked ``hydron.type = gf8``, else ``"vector"``, else the
+/// only list-of-floats column; it may be a fixed-size list or a list whose
+/// rows all hold 8 float32 (what pyarrow, Polars and DuckDB write). Every
+/// vector is checked by ``policy``, and a hydron file's row-group
+/// checksums are verified.
+///
+/// Raises
+/// ------
+/// InvalidVectorError
+///     A vector the policy rejects, a null, or a row that does not hold 8
+///     values (``.index`` is the row).
+/// FormatError
+///     Not Parquet, no vector column, or a column of another type.
+/// CorruptError
+///     A damaged file: a bad footer or page, a checksum that does not match
+///     (``.row_group``).
+///
+/// Examples
+/// --------
+/// >>> import hydron
+/// >>> hydron.load_parquet(b"PAR1")
+/// Traceback (most recent call last):
+/// hydron.errors.CorruptError: Parquet: ...
+#[pyfunction]
+#[pyo3(signature = (source, *, column = None, policy = None))]
+pub fn load_parquet<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    column: Option<&str>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let policy = parse_or_strict(policy)?;
+    let mut reader = open(py, source, column, Some(policy))?;
+    let out = detached(py, || read_all_vectors(&mut reader))?;
+    Ok(gf8_out(py, out))
+}
+
+/// Read the E8 root codes of a Parquet file (a ``uint8`` column: ``column``,
+/// else the one marked ``hydron.type = e8-code``, else ``"code"``, else the
+/// only integer column) into a new uint8 array; every code is checked.
+#[pyfunction]
+#[pyo3(signature = (source, *, column = None))]
+pub fn load_codes_parquet<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    column: Option<&str>,
+) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    let mut reader = open(py, source, column, None)?;
+    let out = detached(py, || {
+        let mut out = Vec::new();
+        while reader.read_codes_chunk(&mut out)? > 0 {}
+        Ok(out)
+    })?;
+    Ok(codes_out(py, out))
+}
+
+/// The iterator :func:`iter_parquet` returns.
+#[pyclass(module = "hydron._hydron")]
+pub struct ParquetChunkIter {
+    reader: Mutex<Option<ParquetReader>>,
+}
+
+#[pymethods]
+impl ParquetChunkIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray2<f32>>>> {
+        let mut guard = self
+            .reader
+            .lock()
+            .map_err(|_| PyValueError::new_err("the Parquet iterator was poisoned"))?;
+        let Some(reader) = guard.as_mut() else {
+            return Ok(None);
+        };
+        let mut out = Vec::new();
+        match py.detach(|| reader.read_chunk(&mut out)) {
+            Ok(0) => {
+                *guard = None;
+                Ok(None)
+            }
+            Ok(_) => Ok(Some(gf8_out(py, out))),
+            Err(e) => {
+                *guard = None;
+                Err(codec_error(py, e))
+            }
+        }
+    }
+
+    /// The number of rows the file's footer claims (checked against each
+    /// row group as it is read).
+    #[getter]
+    fn claimed_vectors(&self) -> u64 {
+        self.reader
+            .lock()
+            .ok()
+            .and_then(|r| r.as_ref().map(ParquetReader::claimed_vectors))
+            .unwrap_or(0)
+    }
+}
+
+/// Read a Parquet file row group by row group: one (n, 8) float32 array at
+/// a time (a whole row group in the common layout, else batches of at most
+/// 65,536 rows), each checked by ``policy``. Memory stays flat whatever
+/// the file's size. Arguments as :func:`load_parquet`.
+///
+/// Examples
+/// --------
+/// >>> import os, tempfile, hydron
+/// >>> path = os.path.join(tempfile.mkdtemp(), "roots.parquet")
+/// >>> hydron.save_parquet(path, hydron.E8_ROOTS, row_group_vectors=100)
+/// >>> [len(chunk) for chunk in hydron.iter_parquet(path)]
+/// [100, 100, 40]
+#[pyfunction]
+#[pyo3(signature = (source, *, column = None, policy = None))]
+pub fn iter_parquet(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    column: Option<&str>,
+    policy: Option<&Bound<'_, PyAny>>,
+) -> PyResult<ParquetChunkIter> {
+    let policy = parse_or_strict(policy)?;
+    let reader = open(py, source, column, Some(policy))?;
+    Ok(ParquetChunkIter {
+        reader: Mutex::new(Some(reader)),
+    })
+}
+
+/// Vectors of a Parquet file held in memory (for `hydron.loads`).
+pub fn vectors_from_bytes(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    policy: Policy,
+) -> PyResult<Vec<Gf8>> {
+    let mut reader = open(py, source, None, Some(policy))?;
+    detached(py, || read_all_vectors(&mut reader))
+}
+
+/// Vectors of the Parquet file at `path` (for `hydron.load`).
+pub fn load_path(py: Python<'_>, path: &std::path::Path, policy: Policy) -> PyResult<Vec<Gf8>> {
+    detached(py, || hparquet::load(path, policy))
+}
