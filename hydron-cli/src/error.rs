@@ -7,6 +7,7 @@ use std::path::Path;
 use hydron_codec::file::Section;
 use hydron_codec::CodecError;
 use hydron_core::Gf8Error;
+use parquet::errors::ParquetError;
 use serde::Serialize;
 
 /// The class of a failure; each has its own exit code (documented in
@@ -94,17 +95,36 @@ impl Class {
             CodecError::InFile { error, .. } => Class::of(error),
             CodecError::InvalidVector { .. }
             | CodecError::InvalidVectorOnLine { .. }
-            | CodecError::TooLarge { .. } => Class::Invalid,
+            | CodecError::TooLarge { .. }
+            | CodecError::NullValue { .. }
+            | CodecError::WrongRowLength { .. } => Class::Invalid,
             CodecError::Io(e) => Class::of_io(e),
+            // Reading or writing the file failed under the parquet crate.
+            CodecError::Parquet { error, .. } if io_error_in(error).is_some() => {
+                io_error_in(error).map_or(Class::Io, Class::of_io)
+            }
             CodecError::UnknownFormat { .. }
             | CodecError::UnsupportedVersion { .. }
             | CodecError::FormatDisabled { .. }
             | CodecError::WrongHeader { .. }
-            | CodecError::WrongTypeId { .. } => Class::Format,
+            | CodecError::WrongTypeId { .. }
+            | CodecError::WrongColumnType { .. }
+            | CodecError::MissingColumn { .. } => Class::Format,
             // Truncated, Corrupt, UnexpectedEnd, TrailingBytes, BadLength,
-            // BadVarint, Json, LineTooLong, Fory, and any variant added later.
+            // BadVarint, Json, LineTooLong, Fory, BadOffsets, Arrow,
+            // Parquet, ChecksumMismatch, PageTooLarge, and any variant
+            // added later.
             _ => Class::Corrupt,
         }
+    }
+}
+
+/// The I/O error inside a parquet crate error, if it is one (a failed
+/// read or write: disk full, a closed pipe), rather than malformed data.
+fn io_error_in(error: &ParquetError) -> Option<&io::Error> {
+    match error {
+        ParquetError::External(e) => e.downcast_ref::<io::Error>(),
+        _ => None,
     }
 }
 
@@ -135,6 +155,12 @@ pub struct Place {
     /// The header or the trailer of a container (a chunk is in `chunk`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section: Option<&'static str>,
+    /// Row of a Parquet file (0-based; a row is a vector).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row: Option<u64>,
+    /// Row group of a Parquet file (0-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row_group: Option<u64>,
 }
 
 impl Place {
@@ -158,6 +184,23 @@ impl Place {
                 p.column = Some(*column);
             }
             CodecError::LineTooLong { line, .. } => p.line = Some(*line),
+            CodecError::NullValue { row, coordinate } => {
+                p.vector = Some(*row);
+                p.row = Some(*row);
+                p.coordinate = coordinate.map(usize::from);
+            }
+            CodecError::WrongRowLength { row, .. } | CodecError::BadOffsets { row, .. } => {
+                p.vector = Some(*row);
+                p.row = Some(*row);
+            }
+            CodecError::Parquet { row_group, .. } => p.row_group = row_group.map(|g| g as u64),
+            CodecError::ChecksumMismatch { row_group, .. } => p.row_group = Some(*row_group as u64),
+            CodecError::PageTooLarge {
+                row_group, offset, ..
+            } => {
+                p.row_group = Some(*row_group as u64);
+                p.offset = Some(*offset);
+            }
             CodecError::Truncated { offset, section } => {
                 p.offset = Some(*offset);
                 p.set_section(*section);
