@@ -382,4 +382,95 @@ mod tests {
         let pipe = io::Error::from(io::ErrorKind::BrokenPipe);
         assert_eq!(Class::of(&CodecError::Io(pipe)), Class::BrokenPipe);
     }
+
+    #[test]
+    fn parquet_errors_are_classified_and_located() {
+        let in_file = |error| CodecError::InFile {
+            path: "x.parquet".into(),
+            error: Box::new(error),
+        };
+        let wrong = CodecError::WrongColumnType {
+            column: "vector".into(),
+            found: "List(Float64)".into(),
+            expected: "8 float32",
+        };
+        let missing = CodecError::MissingColumn {
+            what: "vector",
+            reason: "there are no columns".into(),
+        };
+        for e in [wrong, missing] {
+            assert_eq!(Class::of(&in_file(e)), Class::Format);
+        }
+        let null = CodecError::NullValue {
+            row: 12,
+            coordinate: Some(3),
+        };
+        assert_eq!(Class::of(&null), Class::Invalid);
+        let p = Place::of(&in_file(null));
+        assert_eq!(
+            (p.row, p.vector, p.coordinate),
+            (Some(12), Some(12), Some(3))
+        );
+        let short = CodecError::WrongRowLength { row: 9, length: 7 };
+        assert_eq!(Class::of(&short), Class::Invalid);
+        let json = CliError::codec(Path::new("x.parquet"), &short).to_json();
+        assert_eq!(
+            (json["row"].as_u64(), json["exit_code"].as_u64()),
+            (Some(9), Some(1))
+        );
+        let offsets = CodecError::BadOffsets {
+            row: 4,
+            detail: "decreasing".into(),
+        };
+        assert_eq!(Class::of(&offsets), Class::Corrupt);
+        assert_eq!(Place::of(&offsets).row, Some(4));
+        let sum = CodecError::ChecksumMismatch {
+            row_group: 2,
+            expected: 1,
+            found: 2,
+        };
+        assert_eq!(Class::of(&sum), Class::Corrupt);
+        assert_eq!(Place::of(&in_file(sum)).row_group, Some(2));
+        let page = CodecError::PageTooLarge {
+            row_group: 1,
+            offset: 77,
+            claimed: 1 << 40,
+            limit: 1 << 26,
+        };
+        assert_eq!(Class::of(&page), Class::Corrupt);
+        assert_eq!(
+            (Place::of(&page).row_group, Place::of(&page).offset),
+            (Some(1), Some(77))
+        );
+        let malformed = CodecError::Parquet {
+            row_group: Some(3),
+            error: ParquetError::EOF("cut short".into()),
+        };
+        assert_eq!(Class::of(&malformed), Class::Corrupt);
+        let json = CliError::codec(Path::new("x.parquet"), &malformed).to_json();
+        assert_eq!(
+            (json["row_group"].as_u64(), json["class"].as_str()),
+            (Some(3), Some("corrupt"))
+        );
+        let arrow = CodecError::Arrow(arrow_schema::ArrowError::InvalidArgumentError("x".into()));
+        assert_eq!(Class::of(&arrow), Class::Corrupt);
+    }
+
+    #[test]
+    fn io_errors_inside_the_parquet_crate_stay_io_errors() {
+        let wrapped = |kind| CodecError::Parquet {
+            row_group: None,
+            error: ParquetError::External(Box::new(io::Error::from(kind))),
+        };
+        assert_eq!(
+            Class::of(&wrapped(io::ErrorKind::BrokenPipe)),
+            Class::BrokenPipe
+        );
+        assert_eq!(Class::of(&wrapped(io::ErrorKind::StorageFull)), Class::Io);
+        let other = CodecError::Parquet {
+            row_group: None,
+            error: ParquetError::External("not I/O".into()),
+        };
+        assert_eq!(Class::of(&other), Class::Corrupt);
+    }
 }

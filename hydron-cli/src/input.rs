@@ -973,6 +973,10 @@ mod tests {
         assert_eq!(sniff(b"").0, Sniffed::Container);
         assert_eq!(sniff(b"  \n ").0, Sniffed::Container);
         assert_eq!(sniff(b"PK\x03\x04").0, Sniffed::Container);
+        assert_eq!(sniff(b"PAR1").0, Sniffed::Parquet);
+        assert_eq!(sniff(b"PAR1\x15\x04\x15").0, Sniffed::Parquet);
+        // Too short to be Parquet: the container reader explains.
+        assert_eq!(sniff(b"PAR").0, Sniffed::Container);
     }
 
     #[test]
@@ -985,6 +989,7 @@ mod tests {
             row.repeat(1000),
             [0x01, 0xff, 0x1c, 0x00].to_vec(),
             b"PK\x03\x04".to_vec(),
+            b"PAR1\x15\x04\x15\x80".to_vec(),
         ] {
             assert_eq!(sniff(&data).1, data);
         }
@@ -1106,6 +1111,38 @@ mod tests {
             lens.push(chunk.len);
         }
         assert_eq!(lens, [CHUNK, CHUNK, 5]);
+    }
+
+    #[test]
+    fn parquet_vectors_and_codes_are_read_by_row_group() {
+        use hydron_codec::parquet::{save, save_codes, ParquetOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let n = CHUNK + 100;
+        let roots: Vec<E8Root> = (0..n)
+            .map(|i| E8Root::new((i % 240) as u8).unwrap())
+            .collect();
+        let vectors: Vec<Gf8> = roots.iter().map(|r| r.to_gf8()).collect();
+        let options = ParquetOptions::new().row_group_vectors(CHUNK / 2);
+        let path = dir.path().join("v.parquet");
+        save(&path, &vectors, options).unwrap();
+        let codes_path = dir.path().join("c.parquet");
+        save_codes(&codes_path, &roots, options).unwrap();
+        for (path, kind) in [(path, Kind::Parquet), (codes_path, Kind::ParquetCodes)] {
+            let mut input = Input::open(&path, Policy::Strict, 1000).unwrap();
+            assert_eq!(input.kind(), kind);
+            let info = input.parquet_info().unwrap();
+            assert_eq!((info.claimed_vectors, info.row_groups), (n as u64, 3));
+            assert_eq!(input.expected_vectors(), Some(n as u64));
+            let mut buf = Vec::new();
+            let mut lens = Vec::new();
+            while let Some(chunk) = input.read_chunk(&mut buf).unwrap() {
+                assert_eq!(buf[..], vectors[chunk.first as usize..][..chunk.len]);
+                lens.push(chunk.len);
+            }
+            // A regular file is not read whole: the limit (1000 bytes)
+            // does not apply to it.
+            assert_eq!(lens, [CHUNK / 2, CHUNK / 2, 100], "{kind:?}");
+        }
     }
 
     #[test]
