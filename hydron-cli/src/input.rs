@@ -775,8 +775,24 @@ fn open_parquet(
 }
 
 /// The source of a Parquet input from its vector reader, or, when it has no
-/// vector column, its code reader.
+/// vector column, its code reader. A file that is Parquet but cannot be
+/// read (malformed, another column type) keeps its form, and its error is
+/// reported by the first read, so `inspect` names the form; failing to
+/// read the file at all is an error now.
 fn finish_parquet(
+    path: &Path,
+    vectors: Result<ParquetReader, CodecError>,
+    codes: impl Fn() -> Result<ParquetReader, CodecError>,
+) -> Result<(Kind, Source), CliError> {
+    match open_column(path, vectors, codes) {
+        Err(e) if !matches!(e.class, Class::Io | Class::BrokenPipe) => {
+            Ok((Kind::Parquet, Source::Failed(Some(e))))
+        }
+        result => result,
+    }
+}
+
+fn open_column(
     path: &Path,
     vectors: Result<ParquetReader, CodecError>,
     codes: impl Fn() -> Result<ParquetReader, CodecError>,

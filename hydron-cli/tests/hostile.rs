@@ -798,6 +798,15 @@ fn a_parquet_file_of_doubles_is_the_wrong_format() {
         let e = fails_with(hydron().args(["validate", s(&path)]), 4);
         assert!(e.contains("Float64") || e.contains("column"), "{name}: {e}");
         assert_eq!(validate_error(&path)["class"], "format");
+        // `inspect` names the form it found, then the error.
+        let out = hydron()
+            .args(["inspect", "--json", s(&path)])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["format"], "parquet", "{name}: {v}");
+        assert_eq!(v["error"]["class"], "format");
         let out = dir.path().join("out.hyd");
         fails_with(
             hydron().args(["convert", s(&path), s(&out), "--to", "fory"]),
