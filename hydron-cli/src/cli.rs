@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use hydron_codec::parquet::{Compression, ParquetOptions};
 
-use crate::output::OutFormat;
+use crate::output::{Layout, OutFormat};
 
 /// The exit codes, shown at the end of `hydron --help`.
 pub const EXIT_CODES: &str = "\
@@ -14,8 +15,10 @@ Exit status:
       is out of range; `validate` found an invalid vector
   2   usage: the command line is wrong
   3   I/O: missing or unreadable input, unwritable output, disk full
-  4   wrong format: not a hydron file, unsupported version, another fory type
-  5   corrupt: truncated, checksum mismatch, broken framing, malformed JSON
+  4   wrong format: not a hydron file, unsupported version, another fory type,
+      a Parquet file without a vector or code column (or of another type)
+  5   corrupt: truncated, checksum mismatch, broken framing, malformed JSON,
+      a malformed Parquet file
   6   too large: an input read whole is over --max-input-bytes, or memory for
       it could not be had
   70  internal error (a bug in hydron; please report it)
@@ -28,10 +31,11 @@ at the end, so a failed command leaves no partial output behind. `-`, a
 device, a FIFO or a socket at the output path is written to directly.
 
 Input forms are found from the content: the hydron container (fory binary or
-JSON Lines), a plain JSON array, plain JSON Lines, or one fory Gf8Batch,
-E8Codes or Gf8 message. `-` reads standard input; pipes and FIFOs work like
-files. Containers and JSON Lines are streamed; plain JSON arrays and fory
-messages are read whole, up to --max-input-bytes (default 1G).";
+JSON Lines), a plain JSON array, plain JSON Lines, one fory Gf8Batch, E8Codes
+or Gf8 message, or Parquet (a vector column, or an E8 code column). `-` reads
+standard input; pipes and FIFOs work like files. Containers, JSON Lines and
+Parquet files are streamed; plain JSON arrays, fory messages and Parquet from
+a pipe are read whole, up to --max-input-bytes (default 1G).";
 
 /// Generate, inspect, validate, convert and quantize files of Gf8 vectors
 /// (unit vectors in 8 dimensions) and their E8 root codes.
@@ -41,9 +45,9 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
-    /// The largest input read whole (a plain JSON array or a fory message;
-    /// containers and JSON Lines are streamed), in bytes; K, M, G and T
-    /// suffixes are powers of 1024.
+    /// The largest input read whole (a plain JSON array, a fory message,
+    /// Parquet from a pipe; containers, JSON Lines and Parquet files are
+    /// streamed), in bytes; K, M, G and T suffixes are powers of 1024.
     #[arg(long, global = true, value_name = "BYTES", default_value = "1G", value_parser = parse_bytes)]
     pub max_input_bytes: u64,
 }
@@ -127,6 +131,69 @@ pub struct ConvertArgs {
     /// Vectors per chunk of a container output (1..=1048576).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
     pub chunk_vectors: Option<u32>,
+    /// Parquet output settings.
+    #[command(flatten)]
+    pub parquet: ParquetArgs,
+}
+
+impl ConvertArgs {
+    /// The output's layout.
+    #[must_use]
+    pub fn layout(&self) -> Layout {
+        Layout {
+            chunk_vectors: self.chunk_vectors,
+            parquet: self.parquet.options(),
+        }
+    }
+}
+
+/// How a Parquet output is written.
+#[derive(Debug, Args)]
+pub struct ParquetArgs {
+    /// Compression of a Parquet output: none, snappy (the default), lz4,
+    /// zstd or zstd:LEVEL (1..=22), gzip or gzip:LEVEL (0..=9).
+    #[arg(long, value_name = "CODEC")]
+    pub compression: Option<Compression>,
+    /// Vectors per row group of a Parquet output (1..=16777216; default
+    /// 262144). A writer holds about one row group in memory.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=16_777_216))]
+    pub row_group_vectors: Option<u64>,
+}
+
+impl ParquetArgs {
+    /// The options these arguments give (hydron-codec's defaults for the
+    /// rest).
+    #[must_use]
+    pub fn options(&self) -> ParquetOptions {
+        let mut options = ParquetOptions::new();
+        if let Some(c) = self.compression {
+            options = options.compression(c);
+        }
+        if let Some(n) = self.row_group_vectors {
+            options = options.row_group_vectors(usize::try_from(n).unwrap_or(usize::MAX));
+        }
+        options
+    }
+}
+
+/// The forms `quantize` writes the codes in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum CodesFormat {
+    /// One fory `E8Codes` message, held in memory until the end.
+    Codes,
+    /// Parquet, one `UInt8` column `code`, row group by row group.
+    Parquet,
+}
+
+impl CodesFormat {
+    /// The output form.
+    #[must_use]
+    pub fn out(self) -> OutFormat {
+        match self {
+            CodesFormat::Codes => OutFormat::Codes,
+            CodesFormat::Parquet => OutFormat::ParquetCodes,
+        }
+    }
 }
 
 /// `hydron quantize`.
@@ -134,10 +201,16 @@ pub struct ConvertArgs {
 pub struct QuantizeArgs {
     /// The file to read (any form hydron reads; `-` for standard input).
     pub input: PathBuf,
-    /// Where to write the codes: one fory E8Codes message (`-` for
-    /// standard output). The codes are held in memory, one byte per
-    /// vector, until the end: the message starts with their count.
+    /// Where to write the codes (`-` for standard output).
     pub output: PathBuf,
+    /// The form of the codes: one fory E8Codes message (held in memory,
+    /// one byte per vector, until the end: the message starts with their
+    /// count), or Parquet (written row group by row group).
+    #[arg(long, value_enum, default_value_t = CodesFormat::Codes)]
+    pub to: CodesFormat,
+    /// Parquet output settings.
+    #[command(flatten)]
+    pub parquet: ParquetArgs,
 }
 
 /// `hydron gen`.
@@ -157,6 +230,20 @@ pub struct GenArgs {
     /// Vectors per chunk of a container output (1..=1048576).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
     pub chunk_vectors: Option<u32>,
+    /// Parquet output settings.
+    #[command(flatten)]
+    pub parquet: ParquetArgs,
+}
+
+impl GenArgs {
+    /// The output's layout.
+    #[must_use]
+    pub fn layout(&self) -> Layout {
+        Layout {
+            chunk_vectors: self.chunk_vectors,
+            parquet: self.parquet.options(),
+        }
+    }
 }
 
 #[cfg(test)]

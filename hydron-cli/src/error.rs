@@ -7,6 +7,7 @@ use std::path::Path;
 use hydron_codec::file::Section;
 use hydron_codec::CodecError;
 use hydron_core::Gf8Error;
+use parquet::errors::ParquetError;
 use serde::Serialize;
 
 /// The class of a failure; each has its own exit code (documented in
@@ -94,17 +95,36 @@ impl Class {
             CodecError::InFile { error, .. } => Class::of(error),
             CodecError::InvalidVector { .. }
             | CodecError::InvalidVectorOnLine { .. }
-            | CodecError::TooLarge { .. } => Class::Invalid,
+            | CodecError::TooLarge { .. }
+            | CodecError::NullValue { .. }
+            | CodecError::WrongRowLength { .. } => Class::Invalid,
             CodecError::Io(e) => Class::of_io(e),
+            // Reading or writing the file failed under the parquet crate.
+            CodecError::Parquet { error, .. } if io_error_in(error).is_some() => {
+                io_error_in(error).map_or(Class::Io, Class::of_io)
+            }
             CodecError::UnknownFormat { .. }
             | CodecError::UnsupportedVersion { .. }
             | CodecError::FormatDisabled { .. }
             | CodecError::WrongHeader { .. }
-            | CodecError::WrongTypeId { .. } => Class::Format,
+            | CodecError::WrongTypeId { .. }
+            | CodecError::WrongColumnType { .. }
+            | CodecError::MissingColumn { .. } => Class::Format,
             // Truncated, Corrupt, UnexpectedEnd, TrailingBytes, BadLength,
-            // BadVarint, Json, LineTooLong, Fory, and any variant added later.
+            // BadVarint, Json, LineTooLong, Fory, BadOffsets, Arrow,
+            // Parquet, ChecksumMismatch, PageTooLarge, and any variant
+            // added later.
             _ => Class::Corrupt,
         }
+    }
+}
+
+/// The I/O error inside a parquet crate error, if it is one (a failed
+/// read or write: disk full, a closed pipe), rather than malformed data.
+fn io_error_in(error: &ParquetError) -> Option<&io::Error> {
+    match error {
+        ParquetError::External(e) => e.downcast_ref::<io::Error>(),
+        _ => None,
     }
 }
 
@@ -135,6 +155,12 @@ pub struct Place {
     /// The header or the trailer of a container (a chunk is in `chunk`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section: Option<&'static str>,
+    /// Row of a Parquet file (0-based; a row is a vector).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row: Option<u64>,
+    /// Row group of a Parquet file (0-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row_group: Option<u64>,
 }
 
 impl Place {
@@ -158,6 +184,23 @@ impl Place {
                 p.column = Some(*column);
             }
             CodecError::LineTooLong { line, .. } => p.line = Some(*line),
+            CodecError::NullValue { row, coordinate } => {
+                p.vector = Some(*row);
+                p.row = Some(*row);
+                p.coordinate = coordinate.map(usize::from);
+            }
+            CodecError::WrongRowLength { row, .. } | CodecError::BadOffsets { row, .. } => {
+                p.vector = Some(*row);
+                p.row = Some(*row);
+            }
+            CodecError::Parquet { row_group, .. } => p.row_group = row_group.map(|g| g as u64),
+            CodecError::ChecksumMismatch { row_group, .. } => p.row_group = Some(*row_group as u64),
+            CodecError::PageTooLarge {
+                row_group, offset, ..
+            } => {
+                p.row_group = Some(*row_group as u64);
+                p.offset = Some(*offset);
+            }
             CodecError::Truncated { offset, section } => {
                 p.offset = Some(*offset);
                 p.set_section(*section);
@@ -338,5 +381,96 @@ mod tests {
         assert_eq!(Class::of(&CodecError::Io(io::Error::other("x"))), Class::Io);
         let pipe = io::Error::from(io::ErrorKind::BrokenPipe);
         assert_eq!(Class::of(&CodecError::Io(pipe)), Class::BrokenPipe);
+    }
+
+    #[test]
+    fn parquet_errors_are_classified_and_located() {
+        let in_file = |error| CodecError::InFile {
+            path: "x.parquet".into(),
+            error: Box::new(error),
+        };
+        let wrong = CodecError::WrongColumnType {
+            column: "vector".into(),
+            found: "List(Float64)".into(),
+            expected: "8 float32",
+        };
+        let missing = CodecError::MissingColumn {
+            what: "vector",
+            reason: "there are no columns".into(),
+        };
+        for e in [wrong, missing] {
+            assert_eq!(Class::of(&in_file(e)), Class::Format);
+        }
+        let null = CodecError::NullValue {
+            row: 12,
+            coordinate: Some(3),
+        };
+        assert_eq!(Class::of(&null), Class::Invalid);
+        let p = Place::of(&in_file(null));
+        assert_eq!(
+            (p.row, p.vector, p.coordinate),
+            (Some(12), Some(12), Some(3))
+        );
+        let short = CodecError::WrongRowLength { row: 9, length: 7 };
+        assert_eq!(Class::of(&short), Class::Invalid);
+        let json = CliError::codec(Path::new("x.parquet"), &short).to_json();
+        assert_eq!(
+            (json["row"].as_u64(), json["exit_code"].as_u64()),
+            (Some(9), Some(1))
+        );
+        let offsets = CodecError::BadOffsets {
+            row: 4,
+            detail: "decreasing".into(),
+        };
+        assert_eq!(Class::of(&offsets), Class::Corrupt);
+        assert_eq!(Place::of(&offsets).row, Some(4));
+        let sum = CodecError::ChecksumMismatch {
+            row_group: 2,
+            expected: 1,
+            found: 2,
+        };
+        assert_eq!(Class::of(&sum), Class::Corrupt);
+        assert_eq!(Place::of(&in_file(sum)).row_group, Some(2));
+        let page = CodecError::PageTooLarge {
+            row_group: 1,
+            offset: 77,
+            claimed: 1 << 40,
+            limit: 1 << 26,
+        };
+        assert_eq!(Class::of(&page), Class::Corrupt);
+        assert_eq!(
+            (Place::of(&page).row_group, Place::of(&page).offset),
+            (Some(1), Some(77))
+        );
+        let malformed = CodecError::Parquet {
+            row_group: Some(3),
+            error: ParquetError::EOF("cut short".into()),
+        };
+        assert_eq!(Class::of(&malformed), Class::Corrupt);
+        let json = CliError::codec(Path::new("x.parquet"), &malformed).to_json();
+        assert_eq!(
+            (json["row_group"].as_u64(), json["class"].as_str()),
+            (Some(3), Some("corrupt"))
+        );
+        let arrow = CodecError::Arrow(arrow_schema::ArrowError::InvalidArgumentError("x".into()));
+        assert_eq!(Class::of(&arrow), Class::Corrupt);
+    }
+
+    #[test]
+    fn io_errors_inside_the_parquet_crate_stay_io_errors() {
+        let wrapped = |kind| CodecError::Parquet {
+            row_group: None,
+            error: ParquetError::External(Box::new(io::Error::from(kind))),
+        };
+        assert_eq!(
+            Class::of(&wrapped(io::ErrorKind::BrokenPipe)),
+            Class::BrokenPipe
+        );
+        assert_eq!(Class::of(&wrapped(io::ErrorKind::StorageFull)), Class::Io);
+        let other = CodecError::Parquet {
+            row_group: None,
+            error: ParquetError::External("not I/O".into()),
+        };
+        assert_eq!(Class::of(&other), Class::Corrupt);
     }
 }

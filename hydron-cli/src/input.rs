@@ -15,6 +15,12 @@
 //! buffer as bytes arrive, up to `--max-input-bytes`; an `E8Codes`
 //! message is kept as its codes (one byte per vector) and expanded to
 //! vectors one chunk at a time.
+//!
+//! Parquet (found from its `PAR1` magic) needs random access: a regular
+//! file is read by path, row group by row group, in flat memory; a pipe,
+//! FIFO or standard input is read whole, up to `--max-input-bytes`, and
+//! decoded from memory the same way. A file whose only column is E8 codes
+//! (`code`, `UInt8`) is read as the roots it names, like `E8Codes`.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -24,6 +30,7 @@ use std::sync::Arc;
 
 use hydron_codec::file::{self, FileReader, Format};
 use hydron_codec::json::JsonLinesReader;
+use hydron_codec::parquet::{self, ParquetReadOptions, ParquetReader};
 use hydron_codec::{fory, json, CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
 
@@ -59,6 +66,10 @@ pub enum Kind {
     ForyCodes,
     /// One fory `Gf8` message.
     ForyGf8,
+    /// A Parquet file with a vector column.
+    Parquet,
+    /// A Parquet file with an E8 code column (read as the roots it names).
+    ParquetCodes,
 }
 
 impl Kind {
@@ -72,6 +83,8 @@ impl Kind {
             Kind::ForyBatch => "fory Gf8Batch message".into(),
             Kind::ForyCodes => "fory E8Codes message (E8 root codes)".into(),
             Kind::ForyGf8 => "fory Gf8 message (one vector)".into(),
+            Kind::Parquet => "Parquet, vector column".into(),
+            Kind::ParquetCodes => "Parquet, E8 code column (E8 root codes)".into(),
         }
     }
 
@@ -87,14 +100,28 @@ impl Kind {
             Kind::ForyBatch => "fory-batch",
             Kind::ForyCodes => "fory-codes",
             Kind::ForyGf8 => "fory-gf8",
+            Kind::Parquet => "parquet",
+            Kind::ParquetCodes => "parquet-codes",
         }
     }
 
-    /// Whether the form carries checksums.
+    /// Whether the form carries checksums (Parquet: the CRC-32 of each row
+    /// group's values that hydron writes in the footer, and page checksums
+    /// where a writer stored them; checked when present).
     #[inline]
     #[must_use]
     pub fn has_checksums(self) -> bool {
-        matches!(self, Kind::Container(_))
+        matches!(
+            self,
+            Kind::Container(_) | Kind::Parquet | Kind::ParquetCodes
+        )
+    }
+
+    /// Whether the form is Parquet.
+    #[inline]
+    #[must_use]
+    pub fn is_parquet(self) -> bool {
+        matches!(self, Kind::Parquet | Kind::ParquetCodes)
     }
 }
 
@@ -103,7 +130,8 @@ impl Kind {
 pub struct Chunk {
     /// Index of the chunk's first vector in the file.
     pub first: u64,
-    /// Index of the chunk (container chunks are the file's own; other
+    /// Index of the chunk (container chunks are the file's own; Parquet
+    /// is read a row group, or at most [`CHUNK`] rows, at a time; other
     /// forms are cut into chunks of [`CHUNK`] vectors).
     pub index: u64,
     /// How many vectors it holds.
@@ -125,6 +153,12 @@ enum Source {
     Codes {
         codes: Vec<E8Root>,
         next: usize,
+    },
+    /// A Parquet file, read batch by batch (a code column is expanded to
+    /// vectors per batch, through `codes`).
+    Parquet {
+        reader: Box<ParquetReader>,
+        codes: Option<Vec<E8Root>>,
     },
     /// The form is known but its data is not valid: the error is reported
     /// by the first [`Input::read_chunk`].
@@ -334,6 +368,9 @@ fn detect(mut r: BufReader<Counted>, limit: u64) -> Result<(Sniffed, Stream), De
         // The container reader explains what it found (empty, damaged).
         return Ok((Sniffed::Container, Stream::new(0, 0, head, r)));
     }
+    if parquet::looks_like_parquet(&head) {
+        return Ok((Sniffed::Parquet, Stream::new(0, 0, head, r)));
+    }
     if matches!(head[0], 0x00 | 0x01) {
         return Ok((Sniffed::Fory, Stream::new(0, 0, head, r)));
     }
@@ -469,6 +506,7 @@ impl Input {
                 };
                 (Kind::JsonArray, source)
             }
+            Sniffed::Parquet => open_parquet(path, stream, policy, limit, size)?,
             Sniffed::Fory => {
                 let data = read_whole(path, stream, limit, size)?;
                 match decode_fory(&data, policy) {
@@ -523,11 +561,27 @@ impl Input {
         }
     }
 
+    /// What a Parquet file's footer says: the vectors (rows) it claims,
+    /// its row groups, and the name and Arrow type of the column read.
+    #[must_use]
+    pub fn parquet_info(&self) -> Option<ParquetInfo> {
+        match &self.source {
+            Source::Parquet { reader, .. } => Some(ParquetInfo {
+                claimed_vectors: reader.claimed_vectors(),
+                row_groups: reader.row_groups() as u64,
+                column: reader.column_name().to_owned(),
+                column_type: reader.column_type().to_string(),
+            }),
+            _ => None,
+        }
+    }
+
     /// How many vectors the file holds, if known before reading it all.
     #[must_use]
     pub fn expected_vectors(&self) -> Option<u64> {
         match &self.source {
             Source::Container(r) => r.expected_vectors(),
+            Source::Parquet { reader, .. } => Some(reader.claimed_vectors()),
             Source::Lines { .. } | Source::Failed(_) => None,
             Source::Memory { vectors, .. } => Some(vectors.len() as u64),
             Source::Codes { codes, .. } => Some(codes.len() as u64),
@@ -578,6 +632,19 @@ impl Input {
                 let end = codes.len().min(*next + CHUNK);
                 out.extend(codes[*next..end].iter().map(|r| r.to_gf8()));
                 *next = end;
+            }
+            Source::Parquet { reader, codes } => {
+                let codec = |e: CodecError| CliError::codec(path, &e);
+                match codes {
+                    None => {
+                        reader.read_chunk(out).map_err(codec)?;
+                    }
+                    Some(codes) => {
+                        codes.clear();
+                        reader.read_codes_chunk(codes).map_err(codec)?;
+                        out.extend(codes.iter().map(|r| r.to_gf8()));
+                    }
+                }
             }
             Source::Failed(error) => {
                 if let Some(e) = error.take() {
@@ -664,6 +731,106 @@ fn open_container(path: &Path, stream: Stream, policy: Policy) -> Result<FileRea
     FileReader::from_reader_named(stream, path, policy)
 }
 
+/// What [`Input::parquet_info`] gives.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ParquetInfo {
+    /// The rows the footer claims (checked as they are read).
+    pub claimed_vectors: u64,
+    /// Row groups.
+    pub row_groups: u64,
+    /// The name of the column read.
+    pub column: String,
+    /// Its Arrow type, as arrow-rs names it.
+    pub column_type: String,
+}
+
+/// Opens a Parquet input: a regular file by path (read row group by row
+/// group; the stream that found it is dropped), anything else read whole,
+/// at most `limit` bytes. The vector column is read if there is one, else
+/// the code column; if neither, the vector column's error is the answer.
+fn open_parquet(
+    path: &Path,
+    stream: Stream,
+    policy: Policy,
+    limit: u64,
+    size: Option<u64>,
+) -> Result<(Kind, Source), CliError> {
+    let options = ParquetReadOptions::new().batch_vectors(CHUNK);
+    if size.is_some() && path.as_os_str() != "-" {
+        drop(stream);
+        finish_parquet(
+            path,
+            ParquetReader::open_with(path, policy, options),
+            || ParquetReader::open_codes(path),
+        )
+    } else {
+        // Cheap clones: the readers share the one buffer.
+        let data = bytes::Bytes::from(read_whole(path, stream, limit, size)?);
+        finish_parquet(
+            path,
+            ParquetReader::from_bytes(data.clone(), policy, options),
+            || ParquetReader::codes_from_bytes(data.clone()),
+        )
+    }
+}
+
+/// The source of a Parquet input from its vector reader, or, when it has no
+/// vector column, its code reader. A file that is Parquet but cannot be
+/// read (malformed, another column type) keeps its form, and its error is
+/// reported by the first read, so `inspect` names the form; failing to
+/// read the file at all is an error now.
+fn finish_parquet(
+    path: &Path,
+    vectors: Result<ParquetReader, CodecError>,
+    codes: impl Fn() -> Result<ParquetReader, CodecError>,
+) -> Result<(Kind, Source), CliError> {
+    match open_column(path, vectors, codes) {
+        Err(e) if !matches!(e.class, Class::Io | Class::BrokenPipe) => {
+            Ok((Kind::Parquet, Source::Failed(Some(e))))
+        }
+        result => result,
+    }
+}
+
+fn open_column(
+    path: &Path,
+    vectors: Result<ParquetReader, CodecError>,
+    codes: impl Fn() -> Result<ParquetReader, CodecError>,
+) -> Result<(Kind, Source), CliError> {
+    let codec = |e: CodecError| CliError::codec(path, &e);
+    match vectors {
+        Ok(reader) => Ok((
+            Kind::Parquet,
+            Source::Parquet {
+                reader: Box::new(reader),
+                codes: None,
+            },
+        )),
+        Err(e) if is_missing_column(&e) => match codes() {
+            Ok(reader) => Ok((
+                Kind::ParquetCodes,
+                Source::Parquet {
+                    reader: Box::new(reader),
+                    codes: Some(Vec::new()),
+                },
+            )),
+            // Neither column: the vector column's error says what is there.
+            Err(other) if is_missing_column(&other) => Err(codec(e)),
+            Err(other) => Err(codec(other)),
+        },
+        Err(e) => Err(codec(e)),
+    }
+}
+
+/// Whether `error` is "no vector (or code) column".
+fn is_missing_column(error: &CodecError) -> bool {
+    match error {
+        CodecError::InFile { error, .. } => is_missing_column(error),
+        CodecError::MissingColumn { .. } => true,
+        _ => false,
+    }
+}
+
 /// The guard's error as the reader's own [`CodecError::LineTooLong`].
 fn overlong(error: CodecError) -> CodecError {
     if let CodecError::Io(e) = &error {
@@ -682,8 +849,9 @@ fn too_large(path: &Path, limit: u64) -> CliError {
     CliError::new(
         Class::TooLarge,
         format!(
-            "{}: larger than {limit} bytes, the most read whole (plain JSON arrays and fory messages); \
-             raise it with --max-input-bytes, or convert to a hydron container, which is streamed",
+            "{}: larger than {limit} bytes, the most read whole (plain JSON arrays, fory messages, \
+             Parquet from a pipe); raise it with --max-input-bytes, or convert to a hydron \
+             container, which is streamed (or give Parquet as a regular file)",
             path.display()
         ),
     )
@@ -715,8 +883,9 @@ fn read_whole(
             CliError::new(
                 Class::TooLarge,
                 format!(
-                    "{}: cannot hold {} bytes in memory ({e}); plain JSON arrays and fory \
-                     messages are read whole: convert to a hydron container, which is streamed",
+                    "{}: cannot hold {} bytes in memory ({e}); plain JSON arrays, fory \
+                     messages and Parquet from a pipe are read whole: convert to a hydron \
+                     container, which is streamed",
                     path.display(),
                     data.len() + buf.len()
                 ),
@@ -735,6 +904,7 @@ enum Sniffed {
     JsonArray,
     JsonLines,
     Fory,
+    Parquet,
 }
 
 enum ForyError {
@@ -819,6 +989,10 @@ mod tests {
         assert_eq!(sniff(b"").0, Sniffed::Container);
         assert_eq!(sniff(b"  \n ").0, Sniffed::Container);
         assert_eq!(sniff(b"PK\x03\x04").0, Sniffed::Container);
+        assert_eq!(sniff(b"PAR1").0, Sniffed::Parquet);
+        assert_eq!(sniff(b"PAR1\x15\x04\x15").0, Sniffed::Parquet);
+        // Too short to be Parquet: the container reader explains.
+        assert_eq!(sniff(b"PAR").0, Sniffed::Container);
     }
 
     #[test]
@@ -831,6 +1005,7 @@ mod tests {
             row.repeat(1000),
             [0x01, 0xff, 0x1c, 0x00].to_vec(),
             b"PK\x03\x04".to_vec(),
+            b"PAR1\x15\x04\x15\x80".to_vec(),
         ] {
             assert_eq!(sniff(&data).1, data);
         }
@@ -952,6 +1127,38 @@ mod tests {
             lens.push(chunk.len);
         }
         assert_eq!(lens, [CHUNK, CHUNK, 5]);
+    }
+
+    #[test]
+    fn parquet_vectors_and_codes_are_read_by_row_group() {
+        use hydron_codec::parquet::{save, save_codes, ParquetOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let n = CHUNK + 100;
+        let roots: Vec<E8Root> = (0..n)
+            .map(|i| E8Root::new((i % 240) as u8).unwrap())
+            .collect();
+        let vectors: Vec<Gf8> = roots.iter().map(|r| r.to_gf8()).collect();
+        let options = ParquetOptions::new().row_group_vectors(CHUNK / 2);
+        let path = dir.path().join("v.parquet");
+        save(&path, &vectors, options).unwrap();
+        let codes_path = dir.path().join("c.parquet");
+        save_codes(&codes_path, &roots, options).unwrap();
+        for (path, kind) in [(path, Kind::Parquet), (codes_path, Kind::ParquetCodes)] {
+            let mut input = Input::open(&path, Policy::Strict, 1000).unwrap();
+            assert_eq!(input.kind(), kind);
+            let info = input.parquet_info().unwrap();
+            assert_eq!((info.claimed_vectors, info.row_groups), (n as u64, 3));
+            assert_eq!(input.expected_vectors(), Some(n as u64));
+            let mut buf = Vec::new();
+            let mut lens = Vec::new();
+            while let Some(chunk) = input.read_chunk(&mut buf).unwrap() {
+                assert_eq!(buf[..], vectors[chunk.first as usize..][..chunk.len]);
+                lens.push(chunk.len);
+            }
+            // A regular file is not read whole: the limit (1000 bytes)
+            // does not apply to it.
+            assert_eq!(lens, [CHUNK / 2, CHUNK / 2, 100], "{kind:?}");
+        }
     }
 
     #[test]

@@ -10,6 +10,12 @@
 //! Anything else at the output path (a character device such as
 //! `/dev/null`, a FIFO, a socket, `/dev/stdout`) and `-` (standard output)
 //! is written to directly, as it goes, and never replaced.
+//!
+//! Parquet is written the same way, through hydron-codec's
+//! [`ParquetEncoder`]: to the temporary file for a regular file (what
+//! `ParquetWriter` does, with this tool's registry, so a signal removes it,
+//! and the rename after the report), straight to standard output or a
+//! FIFO otherwise (Parquet needs no seeking to write).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -17,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use hydron_codec::file::{Encoder, FileOptions, Format};
+use hydron_codec::parquet::{ParquetEncoder, ParquetOptions};
 use hydron_codec::{fory, json, CodecError};
 use hydron_core::{batch, E8Root, Gf8, Gf8Error};
 
@@ -40,6 +47,11 @@ pub enum OutFormat {
     /// One plain fory `Gf8Batch` message (no container, no checksums): what
     /// stock pyfory reads with `fory.deserialize(data)`.
     Batch,
+    /// Parquet, one column `vector` (8 float32 a row), in row groups with
+    /// a CRC-32 of each in the footer: what pyarrow, Polars and DuckDB read.
+    Parquet,
+    /// E8 root codes as Parquet, one `UInt8` column `code`.
+    ParquetCodes,
 }
 
 impl OutFormat {
@@ -52,8 +64,26 @@ impl OutFormat {
             OutFormat::Json => "plain JSON array",
             OutFormat::Codes => "fory E8Codes message (E8 root codes)",
             OutFormat::Batch => "fory Gf8Batch message",
+            OutFormat::Parquet => "Parquet, vector column",
+            OutFormat::ParquetCodes => "Parquet, E8 code column (E8 root codes)",
         }
     }
+
+    /// Whether the form holds E8 root codes rather than vectors.
+    #[inline]
+    #[must_use]
+    pub fn is_codes(self) -> bool {
+        matches!(self, OutFormat::Codes | OutFormat::ParquetCodes)
+    }
+}
+
+/// How an output is laid out, where its form has a choice.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Layout {
+    /// Vectors per chunk of a container.
+    pub chunk_vectors: Option<u32>,
+    /// Compression and row group size of Parquet.
+    pub parquet: ParquetOptions,
 }
 
 /// The output file, counting the bytes written to it.
@@ -94,6 +124,8 @@ enum Inner {
         out: Out,
         vectors: Vec<Gf8>,
     },
+    /// Parquet of vectors or of codes, a row group held at a time.
+    Parquet(Box<ParquetEncoder<Out>>),
 }
 
 /// Where the bytes go.
@@ -113,6 +145,9 @@ pub struct Sink {
     place: Place,
     /// `None` once a write failed.
     inner: Option<Inner>,
+    /// Whether the form holds codes (vectors are written as their
+    /// nearest roots).
+    codes: bool,
     vectors: u64,
 }
 
@@ -208,13 +243,8 @@ fn stdout_if_same(file: &File) -> Option<File> {
 }
 
 impl Sink {
-    /// Starts writing `path` in `format`; `chunk_vectors` sets the
-    /// container's chunk size.
-    pub fn create(
-        path: &Path,
-        format: OutFormat,
-        chunk_vectors: Option<u32>,
-    ) -> Result<Sink, CliError> {
+    /// Starts writing `path` in `format`, laid out as `layout` says.
+    pub fn create(path: &Path, format: OutFormat, layout: Layout) -> Result<Sink, CliError> {
         let (file, place) = match route(path)? {
             Route::Replace => {
                 let (temp, file) = TempFile::create(path)?;
@@ -254,7 +284,7 @@ impl Sink {
         };
         let out = BufWriter::with_capacity(BUFFER_LEN, Written { file, bytes: 0 });
         let mut options = FileOptions::new();
-        if let Some(n) = chunk_vectors {
+        if let Some(n) = layout.chunk_vectors {
             options = options.chunk_vectors(n);
         }
         let container = |out, f| {
@@ -281,11 +311,18 @@ impl Sink {
                 out,
                 vectors: Vec::new(),
             },
+            OutFormat::Parquet => ParquetEncoder::new(out, layout.parquet)
+                .map(|e| Inner::Parquet(Box::new(e)))
+                .map_err(|e| CliError::codec(path, &e))?,
+            OutFormat::ParquetCodes => ParquetEncoder::new_codes(out, layout.parquet)
+                .map(|e| Inner::Parquet(Box::new(e)))
+                .map_err(|e| CliError::codec(path, &e))?,
         };
         Ok(Sink {
             target: path.to_path_buf(),
             place,
             inner: Some(inner),
+            codes: format.is_codes(),
             vectors: 0,
         })
     }
@@ -300,7 +337,7 @@ impl Sink {
 
     /// Appends vectors (for the codes form, their nearest E8 roots).
     pub fn write(&mut self, vectors: &[Gf8]) -> Result<(), CliError> {
-        if let Some(Inner::Codes { .. }) = self.inner {
+        if self.codes {
             let roots = batch::nearest_roots(vectors);
             return self.write_roots(&roots);
         }
@@ -356,6 +393,7 @@ impl Sink {
                     .map_err(|e| too_large_to_hold(target, total, "vectors", &e))?;
                 held.extend_from_slice(vectors);
             }
+            Inner::Parquet(e) => e.write(vectors).map_err(|e| CliError::codec(target, &e))?,
             Inner::Codes { .. } => unreachable!("codes are written by write_roots"),
         }
         self.vectors += vectors.len() as u64;
@@ -383,6 +421,14 @@ impl Sink {
                     return Err(too_large_to_hold(target, total, "codes", &e));
                 }
                 codes.extend(roots.iter().map(|r| r.code()));
+                self.vectors += roots.len() as u64;
+                Ok(())
+            }
+            Some(Inner::Parquet(e)) if self.codes => {
+                if let Err(e) = e.write_codes(roots) {
+                    self.inner = None;
+                    return Err(CliError::codec(target, &e));
+                }
                 self.vectors += roots.len() as u64;
                 Ok(())
             }
@@ -430,6 +476,7 @@ impl Sink {
                 }
                 out
             }
+            Inner::Parquet(e) => e.finish().map_err(|e| CliError::codec(&target, &e))?,
         };
         let out = out.into_inner().map_err(|e| io(e.into_error()))?;
         let place = std::mem::replace(&mut self.place, Place::Direct { stdout: false });
@@ -512,7 +559,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.json");
         let vs: Vec<Gf8> = hydron_core::E8_ROOTS[..5].to_vec();
-        let mut sink = Sink::create(&path, OutFormat::Json, None).unwrap();
+        let mut sink = Sink::create(&path, OutFormat::Json, Layout::default()).unwrap();
         sink.write(&vs[..2]).unwrap();
         sink.write(&[]).unwrap();
         sink.write(&vs[2..]).unwrap();
@@ -530,13 +577,15 @@ mod tests {
             OutFormat::Jsonl,
             OutFormat::Json,
             OutFormat::Codes,
+            OutFormat::Parquet,
+            OutFormat::ParquetCodes,
         ] {
             let path = dir.path().join("x.out");
-            let mut sink = Sink::create(&path, format, None).unwrap();
+            let mut sink = Sink::create(&path, format, Layout::default()).unwrap();
             sink.write(&[Gf8::ZERO]).unwrap();
             drop(sink);
             assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-            let mut sink = Sink::create(&path, format, None).unwrap();
+            let mut sink = Sink::create(&path, format, Layout::default()).unwrap();
             sink.write(&[Gf8::ZERO]).unwrap();
             drop(sink.finish().unwrap());
             assert_eq!(
@@ -552,7 +601,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.bin");
         let v = Gf8::normalize([1.0, 0.9, 0.1, 0.0, 0.0, 0.0, 0.0, -0.1]).unwrap();
-        let mut sink = Sink::create(&path, OutFormat::Codes, None).unwrap();
+        let mut sink = Sink::create(&path, OutFormat::Codes, Layout::default()).unwrap();
         sink.write(&[v, -v]).unwrap();
         assert_eq!(sink.vectors(), 2);
         let done = sink.finish().unwrap();
@@ -583,7 +632,7 @@ mod tests {
                 .cycle()
                 .take(n)
                 .collect();
-            let mut sink = Sink::create(&path, OutFormat::Batch, None).unwrap();
+            let mut sink = Sink::create(&path, OutFormat::Batch, Layout::default()).unwrap();
             sink.write(&vs[..n / 2]).unwrap();
             sink.write(&vs[n / 2..]).unwrap();
             sink.finish().unwrap().commit().unwrap();

@@ -1,7 +1,8 @@
 //! The `hydron` binary against hostile inputs and outputs: real pipes,
 //! FIFOs, devices, sparse terabyte files, `/dev/zero`, `/dev/full`,
 //! signals while blocked, long names, long leading whitespace, and exit
-//! codes that must tell the truth. Each test here failed before the tool
+//! codes that must tell the truth; and Parquet that is cut short, changed,
+//! of the wrong type or of the wrong shape. Each test here failed before the tool
 //! read every input once through one buffer (see `docs/reliability.md`).
 
 #![cfg(unix)]
@@ -11,10 +12,15 @@ use std::io::{Read, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Std, Stdio};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use arrow_array::types::{Float32Type, Float64Type};
+use arrow_array::{ArrayRef, Float64Array, ListArray, RecordBatch};
+use arrow_schema::{Field, Schema};
 use assert_cmd::Command;
+use hydron_codec::parquet::{self as hparquet, ParquetOptions};
 use hydron_codec::{file, fory, json, Policy};
 use hydron_core::{E8Root, Gf8};
 use tempfile::TempDir;
@@ -645,4 +651,316 @@ fn a_codes_input_is_expanded_chunk_by_chunk() {
     let kib: u64 = stderr.trim().lines().last().unwrap().parse().unwrap();
     // All vectors at once would be 64 MB; bytes and codes are 4 MB.
     assert!(kib < 40_000, "peak {kib} KiB");
+}
+
+/// A Parquet file of one column `vector` holding `array`, written by the
+/// parquet crate's own Arrow writer, as other tools would.
+fn foreign_parquet(array: ArrayRef) -> Vec<u8> {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "vector",
+        array.data_type().clone(),
+        true,
+    )]));
+    let batch = RecordBatch::try_new(Arc::clone(&schema), vec![array]).unwrap();
+    let mut w = ::parquet::arrow::ArrowWriter::try_new(Vec::new(), schema, None).unwrap();
+    w.write(&batch).unwrap();
+    w.into_inner().unwrap()
+}
+
+/// The one `hydron: error:` line of a failed run with `code`.
+fn fails_with(cmd: &mut Command, code: i32) -> String {
+    let out = cmd.assert().code(code).get_output().clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
+    assert!(stderr.starts_with("hydron: error: "), "{stderr:?}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("internal error"),
+        "{stderr:?}"
+    );
+    stderr
+}
+
+/// The `error` object of `hydron validate --json`.
+fn validate_error(path: &Path) -> serde_json::Value {
+    let out = hydron()
+        .args(["validate", "--json", s(path)])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["exit_code"], v["error"]["exit_code"], "{v}");
+    v["error"].clone()
+}
+
+#[test]
+fn truncated_parquet_is_corrupt_at_every_length() {
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 2000, "a.hyd", "fory");
+    let whole = dir.path().join("a.parquet");
+    hydron()
+        .args(["convert", s(&input), s(&whole), "--to", "parquet"])
+        .args(["--row-group-vectors", "700", "--compression", "none"])
+        .assert()
+        .success();
+    let bytes = fs::read(&whole).unwrap();
+    let len = bytes.len();
+    let mut cuts: Vec<usize> = (4..len).step_by(len / 37).collect();
+    cuts.extend([
+        5,
+        12,
+        len / 2,
+        len - 12,
+        len - 9,
+        len - 8,
+        len - 5,
+        len - 4,
+        len - 1,
+    ]);
+    let cut = dir.path().join("cut.parquet");
+    for &n in &cuts {
+        fs::write(&cut, &bytes[..n]).unwrap();
+        for command in ["validate", "inspect"] {
+            let e = fails_with(hydron().args([command, s(&cut)]), 5);
+            assert!(e.contains("cut.parquet: Parquet"), "{n}: {e}");
+        }
+        let out = dir.path().join("out.hyd");
+        fails_with(
+            hydron().args(["convert", s(&cut), s(&out), "--to", "fory"]),
+            5,
+        );
+        assert!(!out.exists());
+    }
+    // The same through a pipe (read whole, then decoded).
+    for &n in &cuts[..8] {
+        fails_with(
+            hydron()
+                .args(["validate", "-"])
+                .write_stdin(bytes[..n].to_vec()),
+            5,
+        );
+    }
+    // Shorter than the magic: not recognized as Parquet at all.
+    fs::write(&cut, &bytes[..3]).unwrap();
+    fails_with(hydron().args(["validate", s(&cut)]), 4);
+}
+
+#[test]
+fn a_changed_byte_in_a_page_is_a_checksum_mismatch() {
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 2000, "a.hyd", "fory");
+    let good = dir.path().join("a.parquet");
+    hydron()
+        .args(["convert", s(&input), s(&good), "--to", "parquet"])
+        .args(["--row-group-vectors", "1000", "--compression", "none"])
+        .assert()
+        .success();
+    let mut bytes = fs::read(&good).unwrap();
+    // Inside the plain float32 values of row group 1 (32,000 bytes each):
+    // nothing else in the file notices, only hydron's CRC-32 in the footer.
+    let at = bytes.len() / 2 + 8000;
+    bytes[at] ^= 0x10;
+    let bad = dir.path().join("bad.parquet");
+    fs::write(&bad, &bytes).unwrap();
+    let e = fails_with(hydron().args(["validate", s(&bad)]), 5);
+    assert!(e.contains("checksum mismatch"), "{e}");
+    let error = validate_error(&bad);
+    assert_eq!(error["class"], "corrupt");
+    assert_eq!(error["row_group"], 1);
+    let out = hydron()
+        .args(["inspect", "--json", s(&bad)])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["checksums"], "failed");
+    assert_eq!(v["vectors"], 1000, "row group 0 was read before the error");
+    // Through a pipe as well.
+    fails_with(hydron().args(["validate", "-"]).write_stdin(bytes), 5);
+}
+
+#[test]
+fn a_parquet_file_of_doubles_is_the_wrong_format() {
+    let dir = TempDir::new().unwrap();
+    // A list of 8 float64 a row, named `vector`.
+    let doubles: ArrayRef = Arc::new(ListArray::from_iter_primitive::<Float64Type, _, _>(
+        (0..10).map(|_| {
+            Some(
+                vec![Some(0.5f64); 4]
+                    .into_iter()
+                    .chain([Some(0.5); 4])
+                    .collect::<Vec<_>>(),
+            )
+        }),
+    ));
+    // A plain float64 column.
+    let plain: ArrayRef = Arc::new(Float64Array::from(vec![1.0; 10]));
+    for (name, array) in [("list", doubles), ("plain", plain)] {
+        let path = dir.path().join(format!("{name}.parquet"));
+        fs::write(&path, foreign_parquet(array)).unwrap();
+        let e = fails_with(hydron().args(["validate", s(&path)]), 4);
+        assert!(e.contains("Float64") || e.contains("column"), "{name}: {e}");
+        assert_eq!(validate_error(&path)["class"], "format");
+        // `inspect` names the form it found, then the error.
+        let out = hydron()
+            .args(["inspect", "--json", s(&path)])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["format"], "parquet", "{name}: {v}");
+        assert_eq!(v["error"]["class"], "format");
+        let out = dir.path().join("out.hyd");
+        fails_with(
+            hydron().args(["convert", s(&path), s(&out), "--to", "fory"]),
+            4,
+        );
+        fails_with(
+            hydron()
+                .args(["validate", "-"])
+                .write_stdin(fs::read(&path).unwrap()),
+            4,
+        );
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn a_row_of_seven_floats_is_invalid_data_naming_the_row() {
+    let dir = TempDir::new().unwrap();
+    let rows: Vec<Option<Vec<Option<f32>>>> = (0..100)
+        .map(|i| {
+            let len = if i == 42 { 7 } else { 8 };
+            let mut row = vec![Some(0.0f32); len];
+            row[0] = Some(1.0);
+            Some(row)
+        })
+        .collect();
+    let array: ArrayRef = Arc::new(ListArray::from_iter_primitive::<Float32Type, _, _>(rows));
+    let path = dir.path().join("seven.parquet");
+    fs::write(&path, foreign_parquet(array)).unwrap();
+    let e = fails_with(hydron().args(["validate", s(&path)]), 1);
+    assert!(e.contains("row 42 has 7 values"), "{e}");
+    let error = validate_error(&path);
+    assert_eq!(error["class"], "invalid");
+    assert_eq!(error["row"], 42);
+    let out = dir.path().join("out.json");
+    let e = fails_with(
+        hydron().args(["convert", s(&path), s(&out), "--to", "json"]),
+        1,
+    );
+    assert!(e.contains("row 42"), "{e}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn parquet_through_fifos_is_streamed_and_the_fifo_stays() {
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 3000, "a.hyd", "fory");
+    let expected = {
+        let out = dir.path().join("expected.parquet");
+        hydron()
+            .args(["convert", s(&input), s(&out), "--to", "parquet"])
+            .assert()
+            .success();
+        fs::read(out).unwrap()
+    };
+    // Out: the reader of the FIFO gets the file, written as it goes.
+    let fifo = dir.path().join("out.fifo");
+    mkfifo(&fifo);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    {
+        let fifo = fifo.clone();
+        thread::spawn(move || {
+            let mut data = Vec::new();
+            File::open(fifo).unwrap().read_to_end(&mut data).unwrap();
+            let _ = sender.send(data);
+        });
+    }
+    hydron()
+        .args(["convert", s(&input), s(&fifo), "--to", "parquet"])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success();
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    let data = receiver.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(data, expected);
+    // In: read whole from the FIFO, then decoded.
+    let writer = {
+        let fifo = fifo.clone();
+        thread::spawn(move || File::create(fifo).unwrap().write_all(&data).unwrap())
+    };
+    let child = spawn(&["validate", s(&fifo)]);
+    let (code, stderr) = wait_within(child, Duration::from_secs(20));
+    writer.join().unwrap();
+    assert_eq!(code, Some(0), "{stderr}");
+    let names = listing(dir.path());
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+}
+
+#[test]
+fn a_directory_at_a_parquet_output_is_not_replaced() {
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 100, "a.hyd", "fory");
+    let target = dir.path().join("out.parquet");
+    fs::create_dir(&target).unwrap();
+    fs::write(target.join("keep"), b"x").unwrap();
+    for args in [
+        vec!["convert", s(&input), s(&target), "--to", "parquet"],
+        vec!["quantize", s(&input), s(&target), "--to", "parquet"],
+    ] {
+        let e = fails_with(hydron().args(&args), 3);
+        assert!(e.contains("is a directory"), "{e}");
+        assert!(target.is_dir());
+        assert_eq!(listing(&target), ["keep"]);
+    }
+    assert_eq!(listing(dir.path()), ["a.hyd", "out.parquet"]);
+}
+
+#[test]
+fn a_closed_pipe_ends_a_parquet_output_quietly() {
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 200_000, "big.hyd", "fory");
+    let mut child = Std::new(bin())
+        .args(["convert", s(&input), "-", "--to", "parquet"])
+        .args(["--row-group-vectors", "10000", "--compression", "none"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    // stdout is closed here, as `| head -c 100` does.
+    let (code, stderr) = wait_within(child, Duration::from_secs(30));
+    assert_eq!(code, Some(141), "{stderr}");
+    assert_eq!(stderr, "", "no error spam");
+    assert!(head.starts_with(b"PAR1"));
+}
+
+/// Peak memory of a Parquet file read by path: about one row group, not
+/// the file.
+#[test]
+fn a_parquet_file_is_read_row_group_by_row_group() {
+    if !Path::new("/usr/bin/time").exists() {
+        return;
+    }
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("big.parquet");
+    let n = 1_500_000;
+    let roots: Vec<Gf8> = (0..n)
+        .map(|i| E8Root::new((i % 240) as u8).unwrap().to_gf8())
+        .collect();
+    let options = ParquetOptions::new()
+        .row_group_vectors(100_000)
+        .compression(hparquet::Compression::Uncompressed);
+    hparquet::save(&path, &roots, options).unwrap();
+    drop(roots);
+    let out = Std::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(bin())
+        .args(["validate", s(&path)])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let kib: u64 = stderr.trim().lines().last().unwrap().parse().unwrap();
+    // The file is 48 MB; a row group is 3.2 MB.
+    assert!(kib < 30_000, "peak {kib} KiB");
 }

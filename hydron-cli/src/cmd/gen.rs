@@ -21,7 +21,7 @@ pub fn run(args: &GenArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let seed = args.seed.unwrap_or_else(rand::random);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut sink = Sink::create(&args.output, args.format, args.chunk_vectors)?;
+    let mut sink = Sink::create(&args.output, args.format, args.layout())?;
     let bar = progress::vectors(Some(args.n), "gen");
     let mut buf = Vec::with_capacity(CHUNK);
     let mut left = args.n;

@@ -37,6 +37,9 @@ fn to_json(args: &InspectArgs, s: &Scan) -> serde_json::Value {
         "complete": s.complete(),
         "vectors": s.vectors,
         "chunks": matches!(s.kind, Some(Kind::Container(_))).then_some(s.chunks),
+        "claimed_vectors": s.parquet.as_ref().map(|p| p.claimed_vectors),
+        "row_groups": s.parquet.as_ref().map(|p| p.row_groups),
+        "column": s.parquet.as_ref().map(|p| json!({"name": p.column, "type": p.column_type})),
         "checksums": s.checksums(),
         "summary": {
             "valid": m.vectors - m.invalid,
@@ -78,7 +81,17 @@ fn to_text(args: &InspectArgs, s: &Scan) -> String {
     } else {
         " read before the error"
     };
-    if let Kind::Container(_) = kind {
+    if let Some(p) = &s.parquet {
+        let _ = writeln!(t, "column:     {} ({})", p.column, p.column_type);
+        let _ = writeln!(
+            t,
+            "vectors:    {}{read} in {} row group{} (the footer claims {})",
+            s.vectors,
+            p.row_groups,
+            if p.row_groups == 1 { "" } else { "s" },
+            p.claimed_vectors
+        );
+    } else if let Kind::Container(_) = kind {
         let _ = writeln!(
             t,
             "vectors:    {} in {} chunk{}{read}",
@@ -90,6 +103,11 @@ fn to_text(args: &InspectArgs, s: &Scan) -> String {
         let _ = writeln!(t, "vectors:    {}{read}", s.vectors);
     }
     let checks = match s.checksums() {
+        "ok" if kind.is_parquet() => {
+            "ok (every checksum the file holds matches: hydron's CRC-32 of \
+                                      each row group, page checksums where written)"
+                .to_owned()
+        }
         "ok" => format!(
             "ok (header, {} chunk{} and trailer match)",
             s.chunks,

@@ -10,7 +10,7 @@ use crate::cli::QuantizeArgs;
 use crate::error::CliError;
 use crate::input::Input;
 use crate::interrupt;
-use crate::output::{OutFormat, Sink};
+use crate::output::{Layout, Sink};
 use crate::progress;
 
 /// The angles between vectors and their nearest roots.
@@ -22,12 +22,20 @@ struct Angles {
     max_at: u64,
 }
 
-/// Writes the nearest E8 root of every vector as one `E8Codes` message and
-/// reports the mean and largest angle between a vector and its root.
+/// Writes the nearest E8 root of every vector (one `E8Codes` message, or
+/// Parquet) and reports the mean and largest angle between a vector and
+/// its root.
 pub fn run(args: &QuantizeArgs, limit: u64) -> Result<(), CliError> {
     let started = Instant::now();
     let mut input = Input::open(&args.input, Policy::Strict, limit)?;
-    let mut sink = Sink::create(&args.output, OutFormat::Codes, None)?;
+    let mut sink = Sink::create(
+        &args.output,
+        args.to.out(),
+        Layout {
+            chunk_vectors: None,
+            parquet: args.parquet.options(),
+        },
+    )?;
     let bar = progress::vectors(input.expected_vectors(), "quantize");
     let mut angles = Angles::default();
     let mut zero = 0u64;
@@ -62,7 +70,7 @@ pub fn run(args: &QuantizeArgs, limit: u64) -> Result<(), CliError> {
         args.input.display(),
         input.kind().describe(),
         args.output.display(),
-        OutFormat::Codes.describe(),
+        args.to.out().describe(),
         bytes(size),
     );
     if angles.count > 0 {

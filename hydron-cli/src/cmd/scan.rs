@@ -7,7 +7,7 @@ use hydron_codec::Policy;
 use serde::Serialize;
 
 use crate::error::{coordinate_of, Class, CliError, Place};
-use crate::input::{Input, Kind};
+use crate::input::{Input, Kind, ParquetInfo};
 use crate::interrupt;
 use crate::progress;
 use crate::stats::{invalid_vectors, Summary};
@@ -38,6 +38,8 @@ pub struct Scan {
     pub bytes: Option<u64>,
     /// A container's version and chunk size, from its header.
     pub header: Option<(u16, u32)>,
+    /// What a Parquet file's footer says.
+    pub parquet: Option<ParquetInfo>,
     /// Vectors and chunks read (up to an error).
     pub vectors: u64,
     pub chunks: u64,
@@ -77,6 +79,7 @@ pub fn scan(path: &Path, max_problems: usize, limit: u64, what: &'static str) ->
         kind: None,
         bytes: None,
         header: None,
+        parquet: None,
         vectors: 0,
         chunks: 0,
         summary: Summary::default(),
@@ -94,6 +97,7 @@ pub fn scan(path: &Path, max_problems: usize, limit: u64, what: &'static str) ->
     };
     scan.kind = Some(input.kind());
     scan.header = input.container_header();
+    scan.parquet = input.parquet_info();
     let bar = progress::vectors(input.expected_vectors(), what);
     let mut buf = Vec::new();
     loop {

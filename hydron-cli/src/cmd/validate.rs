@@ -69,6 +69,7 @@ fn to_json(args: &ValidateArgs, s: &Scan) -> serde_json::Value {
         "complete": s.complete(),
         "vectors": s.vectors,
         "chunks": matches!(s.kind, Some(Kind::Container(_))).then_some(s.chunks),
+        "row_groups": s.parquet.as_ref().map(|p| p.row_groups),
         "checksums": s.checksums(),
         "invalid_vectors": s.summary.invalid,
         "problems": s.problems,
@@ -90,7 +91,13 @@ fn to_text(args: &ValidateArgs, s: &Scan) -> String {
         return t;
     };
     if s.complete() && s.summary.invalid == 0 {
-        let checks = if kind.has_checksums() {
+        let checks = if let Some(p) = &s.parquet {
+            format!(
+                ", every checksum it holds matches ({} row group{})",
+                p.row_groups,
+                if p.row_groups == 1 { "" } else { "s" }
+            )
+        } else if kind.has_checksums() {
             format!(
                 ", all checksums match ({} chunk{})",
                 s.chunks,
