@@ -189,7 +189,11 @@ pub enum CodecError {
     /// hold what hydron reads there: the message says what it holds and
     /// what was expected.
     #[cfg(feature = "arrow")]
-    #[error("column {column:?} has type {found}; expected {expected}")]
+    #[error("{} has type {found}; expected {expected}", if column.is_empty() {
+        "the array".to_string()
+    } else {
+        format!("column {column:?}")
+    })]
     WrongColumnType {
         /// The column's name.
         column: String,

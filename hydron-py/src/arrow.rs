@@ -142,7 +142,7 @@ pub fn to_arrow(
 /// ``"vector"``, marked ``hydron.type = gf8``), without copying the floats.
 ///
 /// The result implements ``__arrow_c_stream__``: ``pyarrow.table(t)``,
-/// ``polars.from_arrow(t)`` or ``polars.DataFrame(t)``, and DuckDB
+/// ``polars.DataFrame(t)``, and DuckDB
 /// (``duckdb.sql("SELECT ... FROM t")``) read it in place. It shares memory
 /// with ``vectors``, as :func:`to_arrow` does.
 ///

@@ -238,9 +238,83 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
         CodecError::UnknownFormat { .. } | CodecError::FormatDisabled { .. } => {
             raise(py, "FormatError", message, &[])
         }
+        CodecError::WrongColumnType { .. } | CodecError::MissingColumn { .. } => {
+            raise(py, "FormatError", message, &[])
+        }
+        CodecError::Arrow(_) => raise(py, "FormatError", message, &[]),
+        CodecError::NullValue { row, coordinate } => {
+            let mut kw = vec![
+                ("index", int(py, *row)),
+                ("reason", text(py, inner.to_string())),
+            ];
+            if let Some(c) = coordinate {
+                kw.push(("coordinate", int(py, u64::from(*c))));
+            }
+            raise(py, "InvalidVectorError", message, &kw)
+        }
+        CodecError::WrongRowLength { row, .. } => raise(
+            py,
+            "InvalidVectorError",
+            message,
+            &[
+                ("index", int(py, *row)),
+                ("reason", text(py, inner.to_string())),
+            ],
+        ),
+        CodecError::BadOffsets { detail, .. } => corrupt(py, message, None, None, detail),
+        CodecError::Parquet { row_group, error } => {
+            corrupt(py, message, *row_group, None, &error.to_string())
+        }
+        CodecError::ChecksumMismatch { row_group, .. } => {
+            corrupt(py, message, Some(*row_group), None, "row group CRC-32")
+        }
+        CodecError::PageTooLarge {
+            row_group, offset, ..
+        } => corrupt(
+            py,
+            message,
+            Some(*row_group),
+            Some(*offset),
+            "page larger than the limit",
+        ),
         CodecError::InFile { .. } => PyRuntimeError::new_err(message),
         _ => raise(py, "HydronError", message, &[]),
     }
+}
+
+fn text(py: Python<'_>, s: String) -> Py<PyAny> {
+    s.into_pyobject(py)
+        .map_or_else(|_| py.None(), |o| o.into_any().unbind())
+}
+
+/// A `CorruptError` about a Parquet file: the row group (as the section)
+/// and the byte offset where known.
+fn corrupt(
+    py: Python<'_>,
+    message: String,
+    row_group: Option<usize>,
+    offset: Option<u64>,
+    detail: &str,
+) -> PyErr {
+    let section = row_group.map_or_else(
+        || py.None(),
+        |g| {
+            errors_module(py)
+                .and_then(|m| m.getattr("Section")?.call_method1("row_group", (g,)))
+                .map_or_else(|_| py.None(), |s| s.unbind())
+        },
+    );
+    let offset = offset.map_or_else(|| py.None(), |o| int(py, o));
+    raise(
+        py,
+        "CorruptError",
+        message,
+        &[
+            ("section", section),
+            ("offset", offset),
+            ("detail", text(py, detail.to_string())),
+        ],
+    )
 }
 
 /// The error for a `FileWriter` used after `finish`, `abort` or an error.

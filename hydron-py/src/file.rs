@@ -144,7 +144,7 @@ pub fn save(
 }
 
 /// The bytes of a whole hydron file holding ``vectors`` (what
-/// :func:`save` writes).
+/// :func:`save` writes; ``format="parquet"`` gives a Parquet file).
 #[pyfunction]
 #[pyo3(signature = (vectors, format = None, *, chunk_vectors = 65536, policy = None))]
 pub fn dumps<'py>(
@@ -154,6 +154,14 @@ pub fn dumps<'py>(
     chunk_vectors: u64,
     policy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    if format.is_some_and(|f| saves_parquet(std::path::Path::new(""), Some(f))) {
+        let options = pyparquet::options("snappy", chunk_vectors, true)?;
+        return encode_vectors(py, vectors, policy, |gf8| {
+            let mut encoder = parquet::ParquetEncoder::new(Vec::new(), options)?;
+            encoder.write(gf8)?;
+            encoder.finish()
+        });
+    }
     let (format, options) = (policy::format(format)?, options(chunk_vectors, true)?);
     encode_vectors(py, vectors, policy, |gf8| {
         file::to_vec(gf8, format, options)

@@ -27,12 +27,15 @@ from __future__ import annotations
 import enum
 
 from . import _hydron
-from ._hydron import (DEFAULT_CHUNK_VECTORS, MAX_BATCH_LEN, MAX_CHUNK_VECTORS, MAX_CODES_LEN,
-                      NORM_TOLERANCE, FileWriter, backend, codes_to_vectors, decode_batch,
+from ._hydron import (DEFAULT_CHUNK_VECTORS, DEFAULT_ROW_GROUP_VECTORS, MAX_BATCH_LEN,
+                      MAX_CHUNK_VECTORS, MAX_CODES_LEN, NORM_TOLERANCE, FileWriter, backend,
+                      codes_from_arrow, codes_to_arrow, codes_to_vectors, decode_batch,
                       decode_codes, decode_gf8, decode_json, decode_jsonl, dot, dumps,
                       encode_batch, encode_codes, encode_gf8, encode_json, encode_jsonl,
-                      geodesic_distance, iter_chunks, load, loads, nearest_lattice_points,
-                      nearest_roots, normalize, save, slerp, spherical_mean, validate)
+                      from_arrow, geodesic_distance, iter_chunks, iter_parquet, load,
+                      load_codes_parquet, load_parquet, loads, nearest_lattice_points,
+                      nearest_roots, normalize, save, save_codes_parquet, save_parquet, slerp,
+                      spherical_mean, to_arrow, to_arrow_table, validate)
 from .errors import (CorruptError, FormatError, HydronError, InvalidVectorError, Section,
                      TruncatedError, UnsupportedVersionError)
 
@@ -63,13 +66,16 @@ class Policy(str, enum.Enum):
 
 
 class Format(str, enum.Enum):
-    """The two forms of a hydron file. Functions also accept the strings
-    ``"fory"`` and ``"jsonl"``."""
+    """The forms of a file hydron reads and writes. Functions also accept
+    the strings ``"fory"``, ``"jsonl"`` and ``"parquet"``."""
 
     #: Binary: chunks of fory batch messages. Compact and fast.
     FORY = "fory"
     #: Text: JSON Lines, one vector per line, with checksum lines.
     JSONL = "jsonl"
+    #: Parquet: one column of 8 float32 per row, for pyarrow, Polars,
+    #: DuckDB and Dask (:func:`save_parquet`, :func:`load_parquet`).
+    PARQUET = "parquet"
 
 
 #: The 240 unit E8 roots in code order (read-only), bit for bit
@@ -112,4 +118,7 @@ __all__ = [
     "encode_batch", "decode_batch", "encode_gf8", "decode_gf8", "encode_codes", "decode_codes",
     "encode_json", "decode_json", "encode_jsonl", "decode_jsonl",
     "save", "load", "dumps", "loads", "iter_chunks", "FileWriter", "detect_format",
+    "DEFAULT_ROW_GROUP_VECTORS", "to_arrow", "to_arrow_table", "from_arrow", "codes_to_arrow",
+    "codes_from_arrow", "save_parquet", "load_parquet", "save_codes_parquet",
+    "load_codes_parquet", "iter_parquet",
 ]

@@ -10,12 +10,24 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "to_arrow_table",
+    "to_arrow",
+    "save_parquet",
+    "save_codes_parquet",
+    "load_parquet",
+    "load_codes_parquet",
+    "iter_parquet",
+    "from_arrow",
+    "codes_to_arrow",
+    "codes_from_arrow",
     "ChunkIter",
     "DEFAULT_CHUNK_VECTORS",
     "FileWriter",
     "MAX_BATCH_LEN",
     "MAX_CHUNK_VECTORS",
     "MAX_CODES_LEN",
+    "DEFAULT_ROW_GROUP_VECTORS",
+    "ParquetChunkIter",
     "NORM_TOLERANCE",
     "backend",
     "codes_to_vectors",
@@ -55,6 +67,7 @@ DEFAULT_CHUNK_VECTORS: Final[int]
 MAX_CHUNK_VECTORS: Final[int]
 MAX_BATCH_LEN: Final[int]
 MAX_CODES_LEN: Final[int]
+DEFAULT_ROW_GROUP_VECTORS: Final[int]
 
 def normalize(vectors: _F32, *, policy: str | None = None) -> _F32:
     """Scale vectors onto the unit sphere.
@@ -379,10 +392,13 @@ def save(path: _Path, vectors: _F32, format: str | None = None, *,
     ----------
     path : str or os.PathLike
     vectors : ndarray, float32, shape (N, 8)
-    format : {"fory", "jsonl"}, default "fory"
-        Binary (chunks of fory batch messages) or text (JSON Lines).
+    format : {"fory", "jsonl", "parquet"}, default "fory"
+        Binary (chunks of fory batch messages), text (JSON Lines), or
+        Parquet (the default when ``path`` ends in ``.parquet`` or ``.pq``;
+        written as :func:`save_parquet` writes it, with its defaults).
     chunk_vectors : int, default 65536
-        Vectors per checksummed chunk, 1..=1048576.
+        Vectors per checksummed chunk, 1..=1048576 (the row group size
+        for Parquet).
     durable : bool, default True
         fsync the file and its directory before returning.
     policy : {"strict", "renormalize", "trusted"}, default "strict"
@@ -402,11 +418,11 @@ def save(path: _Path, vectors: _F32, format: str | None = None, *,
 def dumps(vectors: _F32, format: str | None = None, *, chunk_vectors: int = 65536,
           policy: str | None = None) -> bytes:
     """The bytes of a whole hydron file holding ``vectors`` (what
-    :func:`save` writes)."""
+    :func:`save` writes; ``format="parquet"`` gives a Parquet file)."""
 
 def load(source: _Path | Any, *, policy: str | None = None) -> _F32:
-    """Read a whole hydron file (either form, detected from the content)
-    into a new (N, 8) float32 array.
+    """Read a whole hydron file (either form, or Parquet: detected from the
+    content) into a new (N, 8) float32 array.
 
     ``source`` is a path (read chunk by chunk into one preallocated array)
     or a binary file object (read whole, then decoded). Every checksum is
@@ -416,7 +432,7 @@ def load(source: _Path | Any, *, policy: str | None = None) -> _F32:
     """
 
 def loads(data: _Data, *, policy: str | None = None) -> _F32:
-    """Decode a whole hydron file held in memory.
+    """Decode a whole hydron file (or Parquet file) held in memory.
 
     Examples
     --------
@@ -443,7 +459,7 @@ class ChunkIter(Iterator[_F32]):
     def __next__(self) -> _F32: ...
 
 def detect_format(source: _Path | _Data) -> str:
-    """``"fory"`` or ``"jsonl"``: the form of a hydron file, from its first
+    """``"fory"``, ``"jsonl"`` or ``"parquet"``: the form of a file, from its first
     bytes (use ``hydron.detect_format``, which returns a ``Format``)."""
 
 @final
@@ -491,3 +507,227 @@ class FileWriter:
     def __exit__(self, exc_type: type[BaseException] | None,
                  _exc: BaseException | None = None,
                  _tb: TracebackType | None = None) -> None: ...
+
+# Arrow (the PyCapsule interface) and Parquet.
+
+def to_arrow(vectors: _F32, *, policy: str | None = None) -> Any:
+    """Vectors as an Arrow array, without copying: a ``FixedSizeList<float32, 8>``
+    whose values are the numpy array's own memory.
+
+    The result implements the Arrow PyCapsule interface
+    (``__arrow_c_array__``, ``__arrow_c_schema__``), so every Arrow library
+    takes it without a copy: ``pyarrow.array(a)``, ``polars.Series(a)``,
+    ``nanoarrow.Array(a)``. Like ``pyarrow.array(ndarray)`` it shares memory
+    with ``vectors`` (a C-contiguous float32 array; other layouts are
+    copied): do not modify ``vectors`` while the Arrow data is in use.
+
+    Parameters
+    ----------
+    vectors : ndarray, float32, shape (N, 8)
+    policy : {"strict", "renormalize", "trusted"}, default "strict"
+        Checked before export (in place; ``"renormalize"`` exports a
+        renormalized copy).
+
+    Returns
+    -------
+    Array
+        pyo3-arrow's Arrow array (an Arrow PyCapsule exporter).
+
+    Examples
+    --------
+    >>> import hydron, pyarrow as pa
+    >>> a = pa.array(hydron.to_arrow(hydron.E8_ROOTS))
+    >>> a.type
+    FixedSizeListType(fixed_size_list<item: float not null>[8])
+    >>> len(a)
+    240
+    """
+
+def to_arrow_table(vectors: _F32, *, column: str = "vector",
+                   policy: str | None = None) -> Any:
+    """Vectors as a one-column Arrow table (column ``column``, default
+    ``"vector"``, marked ``hydron.type = gf8``), without copying the floats.
+
+    The result implements ``__arrow_c_stream__``: ``pyarrow.table(t)``,
+    ``polars.DataFrame(t)``, and DuckDB
+    (``duckdb.sql("SELECT ... FROM t")``) read it in place. It shares memory
+    with ``vectors``, as :func:`to_arrow` does.
+
+    Examples
+    --------
+    >>> import hydron, pyarrow as pa
+    >>> pa.table(hydron.to_arrow_table(hydron.E8_ROOTS)).schema.field("vector").metadata
+    {b'hydron.type': b'gf8'}
+    """
+
+def codes_to_arrow(codes: npt.ArrayLike) -> Any:
+    """E8 root codes (integers in 0..240) as an Arrow ``uint8`` array.
+
+    Any integer array or sequence; each code is checked, then copied into
+    the Arrow array (one byte per code).
+
+    Examples
+    --------
+    >>> import numpy as np, hydron, pyarrow as pa
+    >>> pa.array(hydron.codes_to_arrow(np.array([0, 239], np.uint8))).to_pylist()
+    [0, 239]
+    """
+
+def from_arrow(source: Any, *, column: str | None = None,
+               policy: str | None = None) -> _F32:
+    """Vectors from Arrow data, checked: a new ``(N, 8)`` float32 array.
+
+    ``source`` is anything that exports Arrow through the PyCapsule interface:
+    an array or chunked array of ``FixedSizeList<float32, 8>`` (or a list of
+    float32 whose rows all hold 8 values: what Parquet readers such as
+    DuckDB return), or a record batch, table or stream with such a column
+    (``column``, else the column marked ``hydron.type = gf8``, else the one
+    named ``"vector"``, else the only list-of-floats column). The floats are
+    read in place and copied once, checked by ``policy`` in the same pass.
+
+    Raises
+    ------
+    InvalidVectorError
+        A vector the policy rejects, a null row or coordinate, or a row of
+        another length than 8 (``.index`` is the row).
+    FormatError
+        No such column, or a column of another type (float64, integers).
+    TypeError
+        ``source`` is not Arrow data.
+
+    Examples
+    --------
+    >>> import hydron, pyarrow as pa
+    >>> table = pa.table({"id": list(range(240)), "vector": pa.array(hydron.to_arrow(hydron.E8_ROOTS))})
+    >>> hydron.from_arrow(table).shape
+    (240, 8)
+    >>> hydron.from_arrow(pa.array([[1.0] * 7], pa.list_(pa.float32())))
+    Traceback (most recent call last):
+    hydron.errors.InvalidVectorError: row 0 has 7 values; a vector has 8
+    """
+
+def codes_from_arrow(source: Any, *, column: str | None = None) -> npt.NDArray[np.uint8]:
+    """E8 root codes from Arrow data (a ``uint8`` array, chunked array, or a
+    table's code column), checked: a new ``uint8`` array.
+
+    Examples
+    --------
+    >>> import hydron, pyarrow as pa
+    >>> hydron.codes_from_arrow(pa.array([3, 240], pa.uint8()))
+    Traceback (most recent call last):
+    hydron.errors.InvalidVectorError: vector 1: E8 root code 240 is out of range (0..240)
+    """
+
+def save_parquet(path: _Path, vectors: _F32, *, compression: str = "snappy",
+                 row_group_vectors: int = 262144, durable: bool = True,
+                 policy: str | None = None) -> None:
+    """Save vectors to a Parquet file, atomically.
+
+    One column, ``"vector"``: a list of 8 float32 per row (the Arrow type
+    ``FixedSizeList<float32, 8>``, restored by pyarrow from the file's Arrow
+    schema; DuckDB reads ``FLOAT[]``, Polars ``Array(Float32, 8)``), with a
+    CRC-32 of every row group in the footer that hydron checks on reading.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    vectors : ndarray, float32, shape (N, 8)
+    compression : str, default "snappy"
+        ``"none"``, ``"snappy"``, ``"zstd"`` or ``"zstd:LEVEL"``, ``"lz4"``,
+        ``"gzip"`` or ``"gzip:LEVEL"``.
+    row_group_vectors : int, default 262144
+        Rows per row group (the unit of streaming and of Dask partitions).
+    durable : bool, default True
+        fsync the file and its directory before returning.
+    policy : {"strict", "renormalize", "trusted"}, default "strict"
+
+    The file is written next to ``path`` and renamed over it only when
+    complete; a path that exists and is not a regular file is refused.
+
+    Examples
+    --------
+    >>> import os, tempfile, hydron
+    >>> path = os.path.join(tempfile.mkdtemp(), "roots.parquet")
+    >>> hydron.save_parquet(path, hydron.E8_ROOTS, compression="zstd")
+    >>> hydron.load_parquet(path).shape
+    (240, 8)
+    """
+
+def save_codes_parquet(path: _Path, codes: npt.ArrayLike, *, compression: str = "snappy",
+                       row_group_vectors: int = 262144, durable: bool = True) -> None:
+    """Save E8 root codes to a Parquet file (one ``uint8`` column,
+    ``"code"``), atomically; the options are :func:`save_parquet`'s.
+
+    Examples
+    --------
+    >>> import os, tempfile, hydron
+    >>> path = os.path.join(tempfile.mkdtemp(), "codes.parquet")
+    >>> hydron.save_codes_parquet(path, hydron.nearest_roots(hydron.E8_ROOTS))
+    >>> hydron.load_codes_parquet(path)[:4].tolist()
+    [0, 1, 2, 3]
+    """
+
+def load_parquet(source: _Path | _Data | Any, *, column: str | None = None,
+                 policy: str | None = None) -> _F32:
+    """Read the vectors of a Parquet file into a new (N, 8) float32 array.
+
+    ``source`` is a path (read row group by row group), ``bytes``, or a
+    binary file object (read whole). The vector column is ``column``, else
+    the column marked ``hydron.type = gf8``, else ``"vector"``, else the
+    only list-of-floats column; it may be a fixed-size list or a list whose
+    rows all hold 8 float32 (what pyarrow, Polars and DuckDB write). Every
+    vector is checked by ``policy``, and a hydron file's row-group
+    checksums are verified.
+
+    Raises
+    ------
+    InvalidVectorError
+        A vector the policy rejects, a null, or a row that does not hold 8
+        values (``.index`` is the row).
+    FormatError
+        Not Parquet, no vector column, or a column of another type.
+    CorruptError
+        A damaged file: a bad footer or page, a checksum that does not match
+        (``.row_group``).
+
+    Examples
+    --------
+    >>> import hydron
+    >>> hydron.load_parquet(b"PAR1")
+    Traceback (most recent call last):
+    hydron.errors.CorruptError: Parquet: ...
+    """
+
+def load_codes_parquet(source: _Path | _Data | Any, *,
+                       column: str | None = None) -> npt.NDArray[np.uint8]:
+    """Read the E8 root codes of a Parquet file (a ``uint8`` column: ``column``,
+    else the one marked ``hydron.type = e8-code``, else ``"code"``, else the
+    only integer column) into a new uint8 array; every code is checked.
+    """
+
+def iter_parquet(source: _Path | _Data | Any, *, column: str | None = None,
+                 policy: str | None = None) -> ParquetChunkIter:
+    """Read a Parquet file row group by row group: one (n, 8) float32 array at
+    a time (a whole row group in the common layout, else batches of at most
+    65,536 rows), each checked by ``policy``. Memory stays flat whatever
+    the file's size. Arguments as :func:`load_parquet`.
+
+    Examples
+    --------
+    >>> import os, tempfile, hydron
+    >>> path = os.path.join(tempfile.mkdtemp(), "roots.parquet")
+    >>> hydron.save_parquet(path, hydron.E8_ROOTS, row_group_vectors=100)
+    >>> [len(chunk) for chunk in hydron.iter_parquet(path)]
+    [100, 100, 40]
+    """
+
+@final
+class ParquetChunkIter(Iterator[_F32]):
+    """The iterator :func:`iter_parquet` returns."""
+
+    def __iter__(self) -> ParquetChunkIter: ...
+    def __next__(self) -> _F32: ...
+    @property
+    def claimed_vectors(self) -> int:
+        """The number of rows the file's footer claims (checked against each
+        row group as it is read)."""

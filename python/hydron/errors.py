@@ -17,10 +17,11 @@ the chunk, the line.
     whose length prefix claims more bytes than there are).
 
     ``CorruptError``: a checksum or framing check of a file failed; names the
-    section (header, chunk *k*, trailer).
+    section (header, chunk *k*, trailer; row group *k* of a Parquet file).
 
     ``InvalidVectorError``: a vector the policy rejects (NaN, infinity, not of
-    unit norm), or an E8 code out of range; names the vector index and the
+    unit norm), an E8 code out of range, or an Arrow/Parquet row that is null
+    or does not hold 8 values; names the vector (row) index and the
     coordinate, norm or code.
 
 I/O failures (a missing file, a directory that cannot be written) are the
@@ -74,9 +75,10 @@ class UnsupportedVersionError(FormatError):
 
 
 class Section:
-    """A part of a container: ``Section.HEADER``, ``Section.TRAILER`` or
-    ``Section.chunk(k)``. ``str()`` gives ``"the header"``, ``"chunk 3"``,
-    ``"the trailer"``."""
+    """A part of a file: ``Section.HEADER``, ``Section.TRAILER`` or
+    ``Section.chunk(k)`` of a container, ``Section.row_group(k)`` of a
+    Parquet file. ``str()`` gives ``"the header"``, ``"chunk 3"``,
+    ``"the trailer"``, ``"row group 2"``."""
 
     HEADER: "Section"
     TRAILER: "Section"
@@ -92,6 +94,11 @@ class Section:
         """The chunk with this 0-based index."""
         return cls("chunk", index)
 
+    @classmethod
+    def row_group(cls, index: int) -> "Section":
+        """The Parquet row group with this 0-based index."""
+        return cls("row group", index)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Section) and (self.kind, self.index) == (other.kind, other.index)
 
@@ -99,10 +106,14 @@ class Section:
         return hash((self.kind, self.index))
 
     def __str__(self) -> str:
-        return f"chunk {self.index}" if self.kind == "chunk" else f"the {self.kind}"
+        if self.index is not None:
+            return f"{self.kind} {self.index}"
+        return f"the {self.kind}"
 
     def __repr__(self) -> str:
-        return f"Section.chunk({self.index})" if self.kind == "chunk" else f"Section.{self.kind.upper()}"
+        if self.index is not None:
+            return f"Section.{self.kind.replace(' ', '_')}({self.index})"
+        return f"Section.{self.kind.upper()}"
 
 
 Section.HEADER = Section("header")
@@ -130,20 +141,31 @@ class TruncatedError(HydronError):
 class CorruptError(HydronError):
     """A checksum or framing check failed: the data was altered.
 
-    ``section`` names the damaged part, ``offset`` the byte offset where that
-    part starts (or where the check failed), ``detail`` which check failed.
+    ``section`` names the damaged part (a container's header, chunk or
+    trailer; a Parquet file's row group; ``None`` when the damage is not in
+    one part, such as a Parquet footer), ``offset`` the byte offset where
+    that part starts or where the check failed (``None`` when unknown),
+    ``detail`` which check failed.
     """
 
-    def __init__(self, message: str, *, section: Section, offset: int, detail: str):
+    def __init__(self, message: str, *, section: Section | None = None,
+                 offset: int | None = None, detail: str = ""):
         super().__init__(message, offset=offset)
         self.section = section
         self.detail = detail
 
     @property
     def chunk(self) -> int | None:
-        """The index of the damaged chunk, or ``None`` for the header or
-        trailer."""
-        return self.section.index
+        """The index of the damaged chunk of a container, or ``None``."""
+        s = self.section
+        return s.index if s is not None and s.kind == "chunk" else None
+
+    @property
+    def row_group(self) -> int | None:
+        """The index of the damaged row group of a Parquet file, or
+        ``None``."""
+        s = self.section
+        return s.index if s is not None and s.kind == "row group" else None
 
 
 class InvalidVectorError(HydronError):

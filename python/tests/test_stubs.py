@@ -42,7 +42,8 @@ def test_every_native_docstring_is_the_stubs():
 def test_the_stub_names_everything_the_module_exports():
     public = {n for n in dir(_hydron) if not n.startswith("_")}
     in_stub = set(stub_docs()) | {"NORM_TOLERANCE", "DEFAULT_CHUNK_VECTORS", "MAX_CHUNK_VECTORS",
-                                  "MAX_BATCH_LEN", "MAX_CODES_LEN"}
+                                  "MAX_BATCH_LEN", "MAX_CODES_LEN",
+                                  "DEFAULT_ROW_GROUP_VECTORS"}
     assert public <= in_stub, public - in_stub
     assert set(hydron.__all__) <= set(dir(hydron))
 

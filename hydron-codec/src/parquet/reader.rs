@@ -769,6 +769,15 @@ fn panic_error(row_group: Option<usize>, panic: &Box<dyn std::any::Any + Send>) 
 fn check_footer_len(source: &Source, limit: u64) -> Result<(), CodecError> {
     use ::parquet::file::reader::{ChunkReader, Length};
     let len = source.len();
+    let head = guarded(None, || source.get_bytes(0, len.min(4) as usize))?;
+    if !super::looks_like_parquet(&head) {
+        return Err(CodecError::UnknownFormat {
+            reason: format!(
+                "it is not Parquet: it starts with {:02x?}, not PAR1",
+                &head[..]
+            ),
+        });
+    }
     if len < 12 {
         return Err(footer_error(format!(
             "{len} bytes is too short for a Parquet file (at least 12)"

@@ -1,0 +1,182 @@
+"""Arrow through the PyCapsule interface, against the real consumers and
+producers: pyarrow, Polars and DuckDB take hydron's arrays without a copy,
+and hydron reads theirs (fixed-size lists, plain lists, chunked arrays,
+tables, streams) with every malformed layout a typed error naming the row."""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import hydron
+from hydron import FormatError, InvalidVectorError
+
+from conftest import bits, unit_vectors
+
+
+def same(a, b) -> bool:
+    """Equal bit for bit (NaN, -0.0), and of one shape."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool((bits(a) == bits(b)).all())
+
+pa = pytest.importorskip("pyarrow")
+pl = pytest.importorskip("polars")
+duckdb = pytest.importorskip("duckdb")
+
+V = unit_vectors(1000)
+
+
+def floats_of(array) -> np.ndarray:
+    """The (N, 8) floats of a pyarrow fixed-size-list or list array."""
+    return array.flatten().to_numpy(zero_copy_only=False).reshape(-1, 8)
+
+
+def test_to_arrow_shares_the_numpy_memory():
+    v = V.copy()
+    a = pa.array(hydron.to_arrow(v))
+    assert a.type == pa.list_(pa.field("item", pa.float32(), nullable=False), 8)
+    assert len(a) == len(v)
+    assert a.values.buffers()[1].address == v.ctypes.data  # no copy
+    assert same(floats_of(a), v)
+    del v  # the Arrow array keeps the numpy array alive
+    assert same(floats_of(a), V)
+
+
+def test_to_arrow_copies_strided_input_and_checks_it():
+    strided = np.ascontiguousarray(np.repeat(V, 2, axis=0))[::2]
+    assert not strided.flags.c_contiguous
+    assert same(floats_of(pa.array(hydron.to_arrow(strided))), V)
+    bad = V.copy()
+    bad[17, 3] = np.nan
+    with pytest.raises(InvalidVectorError) as e:
+        hydron.to_arrow(bad)
+    assert (e.value.index, e.value.coordinate) == (17, 3)
+    scaled = V * 3
+    assert np.allclose(floats_of(pa.array(hydron.to_arrow(scaled, policy="renormalize"))), V,
+                       atol=1e-6)
+    with pytest.raises(TypeError, match="float32"):
+        hydron.to_arrow(V.astype(np.float64))
+    with pytest.raises(ValueError, match=r"\(N, 8\)"):
+        hydron.to_arrow(np.zeros((3, 7), np.float32))
+    assert len(pa.array(hydron.to_arrow(np.zeros((0, 8), np.float32)))) == 0
+
+
+def test_the_table_goes_to_pyarrow_polars_and_duckdb_in_place():
+    v = V.copy()
+    t = hydron.to_arrow_table(v)
+    table = pa.table(t)
+    assert table.schema.field("vector").metadata == {b"hydron.type": b"gf8"}
+    assert table.column("vector").chunk(0).values.buffers()[1].address == v.ctypes.data
+    frame = pl.DataFrame(hydron.to_arrow_table(v))
+    assert frame.schema["vector"] == pl.Array(pl.Float32, 8)
+    assert same(frame["vector"].to_numpy(), v)
+    assert same(pl.Series(hydron.to_arrow(v)).to_numpy(), v)
+    t = hydron.to_arrow_table(v, column="emb")  # noqa: F841 (DuckDB finds it by name)
+    got = duckdb.sql("SELECT emb[1] AS x0, emb[8] AS x7 FROM t").fetchnumpy()
+    assert same(got["x0"], v[:, 0]) and same(got["x7"], v[:, 7])
+
+
+def test_from_arrow_reads_every_producer():
+    fixed = pa.array(hydron.to_arrow(V))
+    plain = pa.array(V.tolist(), pa.list_(pa.float32()))
+    large = pa.array(V.tolist(), pa.large_list(pa.float32()))
+    for source in [
+        fixed, plain, large,
+        pa.chunked_array([fixed[:300], fixed[300:]]),
+        pa.table({"id": np.arange(len(V)), "vector": fixed}),
+        pa.RecordBatch.from_pydict({"x": plain}),
+        pl.Series("v", V),
+        pl.DataFrame({"id": np.arange(len(V)), "vector": pl.Series(V)}),
+    ]:
+        assert same(hydron.from_arrow(source), V), type(source)
+    t = pa.table({"vector": plain})  # noqa: F841 (DuckDB's scan)
+    relation = duckdb.sql("SELECT vector::FLOAT[8] AS vector FROM t")
+    assert same(hydron.from_arrow(relation), V)
+    assert same(hydron.from_arrow(duckdb.sql("SELECT vector FROM t")), V)
+    # A slice reads from its offset.
+    assert same(hydron.from_arrow(fixed.slice(10, 5)), V[10:15])
+    assert same(hydron.from_arrow(plain.slice(10, 5)), V[10:15])
+
+
+def test_from_arrow_picks_the_column():
+    fixed = pa.array(hydron.to_arrow(V))
+    table = pa.table({"a": fixed, "b": fixed.slice(0, len(V))})
+    with pytest.raises(FormatError, match="2 columns could be it"):
+        hydron.from_arrow(table)
+    assert same(hydron.from_arrow(table, column="b"), V)
+    with pytest.raises(FormatError, match="no column 'c'|no column \"c\""):
+        hydron.from_arrow(table, column="c")
+    marked = pa.table(hydron.to_arrow_table(V, column="emb")).append_column("other", fixed)
+    assert same(hydron.from_arrow(marked), V)
+    with pytest.raises(FormatError, match="no vector column"):
+        hydron.from_arrow(pa.table({"id": [1, 2]}))
+
+
+def test_bad_arrow_data_names_the_row():
+    rows = V[:5].tolist()
+    short = rows[:3] + [rows[3][:7]] + rows[4:]
+    with pytest.raises(InvalidVectorError, match="row 3 has 7 values") as e:
+        hydron.from_arrow(pa.array(short, pa.list_(pa.float32())))
+    assert e.value.index == 3
+    long = rows[:2] + [rows[2] + [0.0]] + rows[3:]
+    with pytest.raises(InvalidVectorError, match="row 2 has 9 values"):
+        hydron.from_arrow(pa.array(long, pa.list_(pa.float32())))
+    # Rows counted across chunks.
+    chunked = pa.chunked_array([pa.array(rows, pa.list_(pa.float32())),
+                                pa.array(short, pa.list_(pa.float32()))])
+    with pytest.raises(InvalidVectorError) as e:
+        hydron.from_arrow(chunked)
+    assert e.value.index == 8
+    with pytest.raises(InvalidVectorError, match="row 1: the row is null") as e:
+        hydron.from_arrow(pa.array([rows[0], None, rows[2]], pa.list_(pa.float32(), 8)))
+    assert e.value.index == 1
+    holed = [list(r) for r in rows]
+    holed[4][6] = None
+    with pytest.raises(InvalidVectorError, match="row 4: coordinate 6 is null") as e:
+        hydron.from_arrow(pa.array(holed, pa.list_(pa.float32(), 8)))
+    assert (e.value.index, e.value.coordinate) == (4, 6)
+    with pytest.raises(FormatError, match="Float64"):
+        hydron.from_arrow(pa.array(rows, pa.list_(pa.float64(), 8)))
+    with pytest.raises(FormatError, match="Int32"):
+        hydron.from_arrow(pa.array([[1] * 8], pa.list_(pa.int32(), 8)))
+    nan = V[:3].copy()
+    nan[2, 5] = np.inf
+    with pytest.raises(InvalidVectorError) as e:
+        hydron.from_arrow(pa.array(hydron.to_arrow(nan, policy="trusted")))
+    assert (e.value.index, e.value.coordinate) == (2, 5)
+    with pytest.raises(TypeError, match="expected Arrow data"):
+        hydron.from_arrow(V)
+    with pytest.raises(TypeError, match="expected Arrow data"):
+        hydron.from_arrow([[0.0] * 8])
+
+
+def test_codes_both_ways():
+    codes = hydron.nearest_roots(V)
+    a = pa.array(hydron.codes_to_arrow(codes))
+    assert a.type == pa.uint8()
+    assert (a.to_numpy() == codes).all()
+    assert (hydron.codes_from_arrow(a) == codes).all()
+    assert (hydron.codes_from_arrow(pl.Series(codes)) == codes).all()
+    assert (hydron.codes_from_arrow(pa.table({"vector": pa.array(hydron.to_arrow(V)),
+                                              "code": a})) == codes).all()
+    with pytest.raises(InvalidVectorError, match="vector 1: E8 root code 240") as e:
+        hydron.codes_from_arrow(pa.array([0, 240], pa.uint8()))
+    assert e.value.index == 1
+    with pytest.raises(InvalidVectorError, match="row 1: the row is null"):
+        hydron.codes_from_arrow(pa.array([0, None], pa.uint8()))
+    with pytest.raises(FormatError, match="Int64"):
+        hydron.codes_from_arrow(pa.array([0, 1]))
+    with pytest.raises(InvalidVectorError):
+        hydron.codes_to_arrow(np.array([0, 240]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.floats(-1, 1, width=32), min_size=8, max_size=8), max_size=50))
+def test_any_batch_round_trips_through_pyarrow_bit_for_bit(rows):
+    try:
+        v = hydron.normalize(np.array(rows, np.float32).reshape(-1, 8))
+    except hydron.HydronError:
+        assume(False)
+    a = pa.array(hydron.to_arrow(v))
+    assert same(hydron.from_arrow(a), v)
+    assert same(hydron.from_arrow(pa.array(v.tolist(), pa.list_(pa.float32()))), v)
