@@ -4,7 +4,8 @@
 #
 # 1. Creates python/.venv (first run) and installs python/requirements.txt
 #    (again only when that file changes): maturin, pyfory, numpy, pytest,
-#    hypothesis, mypy.
+#    hypothesis, mypy, and the Arrow/Parquet tools hydron is tested against
+#    (pyarrow, polars, duckdb, pandas, dask[distributed]).
 # 2. Builds the native module (hydron-py) in release mode into the venv with
 #    `maturin develop --release` (cargo rebuilds only what changed).
 # 3. Checks that the type stubs match the module (mypy's stubtest).

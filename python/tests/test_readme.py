@@ -1,4 +1,5 @@
-"""The tour in python/README.md runs as written (on fewer vectors)."""
+"""The tour and the Arrow/Parquet section of python/README.md run as
+written (on fewer vectors)."""
 
 import os
 import re
@@ -10,10 +11,16 @@ def test_readme_tour_runs(tmp_path):
     text = (PYTHON_DIR / "README.md").read_text()
     tour = text.split("## A short tour", 1)[1]
     (code,) = re.findall(r"```python\n(.*?)```", tour.split("\n## ", 1)[0], re.S)
+    arrow = text.split("## Arrow, Parquet and Dask", 1)[1]
+    (arrow_code,) = re.findall(r"```python\n(.*?)```", arrow.split("\n## ", 1)[0], re.S)
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        exec(code.replace("1_000_000", "20_000"), {})
+        scope: dict = {}
+        exec(code.replace("1_000_000", "20_000"), scope)
+        exec(arrow_code, scope)
     finally:
         os.chdir(cwd)
     assert (tmp_path / "points.hyd").exists() and (tmp_path / "stream.jsonl").exists()
+    assert (tmp_path / "points.parquet").read_bytes()[:4] == b"PAR1"
+    assert (tmp_path / "codes.parquet").exists()
