@@ -13,7 +13,9 @@ Compared:
 - Parquet read: hydron.load_parquet (into a checked (N, 8) numpy array) vs
   pyarrow.parquet.read_table of the same file (an Arrow table, unchecked;
   and, for reference, with the conversion to an (N, 8) numpy array);
-- Arrow export (hydron.to_arrow, then pyarrow.array over the PyCapsule) and
+- Arrow export (hydron.to_arrow, then pyarrow.array over the PyCapsule;
+  with the default check of every vector, and trusted: no pass over the
+  data) and
   import (hydron.from_arrow: a checked copy) for 1,000 and 10,000,000
   vectors;
 - the Dask job of python/examples/dask_quantize.py (nearest roots and a
@@ -96,8 +98,11 @@ def arrow_rows(runs: int) -> list[tuple[str, float]]:
     rows = []
     for n in (1_000, 10_000_000):
         v = unit(n, 1)
-        rows.append((f"to_arrow + pyarrow.array, {n:,} vectors",
+        rows.append((f"to_arrow + pyarrow.array, {n:,} vectors (checked)",
                      median_time(lambda: pa.array(hydron.to_arrow(v)), max(runs, 7))))
+        rows.append((f"to_arrow + pyarrow.array, {n:,} vectors (trusted)",
+                     median_time(lambda: pa.array(hydron.to_arrow(v, policy="trusted")),
+                                 max(runs, 7))))
         arr = pa.array(hydron.to_arrow(v))
         rows.append((f"from_arrow (checked copy into numpy), {n:,} vectors",
                      median_time(lambda: hydron.from_arrow(arr), runs)))

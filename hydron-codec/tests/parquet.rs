@@ -72,9 +72,9 @@ fn foreign(array: ArrayRef, props: Option<WriterProperties>) -> Vec<u8> {
     w.into_inner().unwrap()
 }
 
-/// Writer settings of other tools: the crate's defaults (dictionary pages:
-/// read by the Arrow path), and plain pages in data page v1 and v2 (read by
-/// the fast path), each with small row groups and pages.
+/// Writer settings of other tools: the crate's defaults (dictionary
+/// pages), plain pages in data page v1 and v2, and byte-stream-split pages
+/// (read by the Arrow path), each with small row groups and pages.
 fn writer_variants() -> Vec<WriterProperties> {
     use ::parquet::file::properties::WriterVersion;
     let small = || {
@@ -90,6 +90,13 @@ fn writer_variants() -> Vec<WriterProperties> {
             .set_dictionary_enabled(false)
             .set_writer_version(WriterVersion::PARQUET_2_0)
             .set_compression(::parquet::basic::Compression::SNAPPY)
+            .build(),
+        small()
+            .set_writer_version(WriterVersion::PARQUET_2_0)
+            .build(),
+        small()
+            .set_dictionary_enabled(false)
+            .set_encoding(::parquet::basic::Encoding::BYTE_STREAM_SPLIT)
             .build(),
     ]
 }
@@ -159,21 +166,30 @@ fn reads_batch_by_batch_across_row_groups() {
     assert_eq!(sizes, [300, 300, 300, 100]);
     assert_eq!(out, v);
     let rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
-    let mut with_dictionary = foreign(list_rows(&rows), None);
-    // Dictionary pages are not in the fast layout.
-    let mut reader = ParquetReader::from_bytes(
-        std::mem::take(&mut with_dictionary),
-        Policy::Strict,
-        ParquetReadOptions::new().batch_vectors(128),
-    )
-    .unwrap();
-    let mut out = Vec::new();
-    let mut sizes = Vec::new();
-    while let n @ 1.. = reader.read_chunk(&mut out).unwrap() {
-        sizes.push(n);
-    }
-    assert!(sizes.iter().all(|&n| n <= 128), "{sizes:?}");
-    assert_eq!(out, v);
+    let read_sizes = |bytes: Vec<u8>| {
+        let opts = ParquetReadOptions::new().batch_vectors(128);
+        let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
+        let mut out = Vec::new();
+        let mut sizes = Vec::new();
+        while let n @ 1.. = reader.read_chunk(&mut out).unwrap() {
+            sizes.push(n);
+        }
+        assert_eq!(out, v);
+        sizes
+    };
+    // Dictionary pages (the parquet crate's and pyarrow's default) are in
+    // the fast layout: a row group per batch.
+    assert_eq!(read_sizes(foreign(list_rows(&rows), None)), [1000]);
+    // BYTE_STREAM_SPLIT pages are not: the Arrow path, by batches.
+    let split = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_encoding(::parquet::basic::Encoding::BYTE_STREAM_SPLIT)
+        .build();
+    let sizes = read_sizes(foreign(list_rows(&rows), Some(split)));
+    assert!(
+        sizes.iter().all(|&n| n <= 128) && sizes.len() > 1,
+        "{sizes:?}"
+    );
 }
 
 #[test]
@@ -524,5 +540,37 @@ proptest! {
         }
         let bytes = encode(&v, ParquetOptions::new().row_group_vectors(rows));
         prop_assert_eq!(bits(&decode(bytes).unwrap()), bits(&v));
+    }
+}
+
+#[test]
+fn dictionary_pages_with_runs_read_bit_exactly() {
+    // Few distinct coordinates: a tiny dictionary, long RLE runs of the
+    // zero index, and bit-packed groups between them.
+    let v: Vec<Gf8> = (0..50).flat_map(|_| hydron_core::E8_ROOTS).collect();
+    let rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
+    for props in [
+        None,
+        Some(
+            WriterProperties::builder()
+                .set_writer_version(::parquet::file::properties::WriterVersion::PARQUET_2_0)
+                .set_data_page_row_count_limit(333)
+                .build(),
+        ),
+    ] {
+        let bytes = foreign(list_rows(&rows), props);
+        let opts = ParquetReadOptions::new().batch_vectors(1000);
+        let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
+        let mut out = Vec::new();
+        assert_eq!(
+            reader.read_chunk(&mut out).unwrap(),
+            v.len(),
+            "one row group, fast"
+        );
+        assert_eq!(reader.read_chunk(&mut out).unwrap(), 0);
+        assert_eq!(
+            bytemuck::cast_slice::<Gf8, u32>(&out),
+            bytemuck::cast_slice::<Gf8, u32>(&v)
+        );
     }
 }

@@ -1,14 +1,19 @@
 //! The fast path for the layout every common writer uses for vectors: a
 //! `LIST` of `FLOAT` whose rows all hold 8 values, none null, in `PLAIN`
-//! data pages (v1 or v2) with `RLE` levels. The parquet crate's pages
-//! (decompressed, with their checksums checked) are read directly: the
-//! repetition levels are checked to be `0, 1, 1, 1, 1, 1, 1, 1` per row and
-//! the definition levels to be all at the maximum (no nulls) without
-//! building level buffers, and the floats are copied into the output and
-//! checked by the policy in one pass, with no Arrow array in between.
+//! or dictionary-encoded data pages (v1 or v2) with `RLE` levels. The
+//! parquet crate's pages (decompressed, with their checksums checked) are
+//! read directly: the repetition levels are checked to be
+//! `0, 1, 1, 1, 1, 1, 1, 1` per row and the definition levels to be all at
+//! the maximum (no nulls) without building level buffers, and the floats
+//! (for a dictionary page, gathered from the dictionary by their indices)
+//! are copied into the output and checked by the policy in one pass, with
+//! no Arrow array in between. pyarrow writes dictionary pages by default
+//! (the first pages of a column chunk, until the dictionary outgrows its
+//! limit), so this is what keeps its files on the fast path.
 //!
-//! Anything else (a dictionary page, another encoding, a null, a row of
-//! another length, a row split across pages, a malformed level stream) is
+//! Anything else (another encoding, a null, a row of another length, a row
+//! split across pages, an index past the dictionary, a malformed level or
+//! index stream, a page that would expand past the page limit) is
 //! [`Outcome::Unsupported`]: the caller drops what this appended and reads
 //! the row group through the parquet crate's Arrow reader, which gives the
 //! answer or the precise error for it.
@@ -53,15 +58,26 @@ pub(super) fn read_group(
     policy: Policy,
     out: &mut Vec<Gf8>,
     first_row: u64,
+    max_page_bytes: u64,
 ) -> Result<Outcome, CodecError> {
     let start = out.len();
-    let result = read_pages(source, metadata, group, leaf, policy, out, first_row);
+    let result = read_pages(
+        source,
+        metadata,
+        group,
+        leaf,
+        policy,
+        out,
+        first_row,
+        max_page_bytes,
+    );
     if !matches!(result, Ok(Outcome::Done { .. })) {
         out.truncate(start);
     }
     result
 }
 
+#[allow(clippy::too_many_arguments)] // read_group's, passed on
 fn read_pages(
     source: &Source,
     metadata: &ParquetMetaData,
@@ -70,6 +86,7 @@ fn read_pages(
     policy: Policy,
     out: &mut Vec<Gf8>,
     first_row: u64,
+    max_page_bytes: u64,
 ) -> Result<Outcome, CodecError> {
     let row_group = metadata.row_group(group);
     let descr = metadata.file_metadata().schema_descr().column(leaf);
@@ -101,12 +118,28 @@ fn read_pages(
     })?;
     let mut hasher = crc32fast::Hasher::new();
     let mut rows = 0u64;
+    // The dictionary page's floats (little-endian bytes), and the floats of
+    // a dictionary-encoded page gathered from it.
+    let mut dictionary: Option<bytes::Bytes> = None;
+    let mut gathered: Vec<u8> = Vec::new();
     while let Some(page) = pages.get_next_page().map_err(parquet_err)? {
-        let (rep, def, values, num_values) = match &page {
+        let (rep, def, values, num_values, encoding) = match &page {
+            Page::DictionaryPage {
+                buf,
+                num_values,
+                encoding: Encoding::PLAIN | Encoding::PLAIN_DICTIONARY,
+                ..
+            } => {
+                if dictionary.is_some() || buf.len() != 4 * *num_values as usize {
+                    return Ok(Outcome::Unsupported);
+                }
+                dictionary = Some(buf.clone());
+                continue;
+            }
             Page::DataPage {
                 buf,
                 num_values,
-                encoding: Encoding::PLAIN,
+                encoding,
                 def_level_encoding: Encoding::RLE,
                 rep_level_encoding: Encoding::RLE,
                 ..
@@ -117,12 +150,12 @@ fn read_pages(
                 let Some((def, values)) = prefixed(rest) else {
                     return Ok(Outcome::Unsupported);
                 };
-                (rep, def, values, *num_values)
+                (rep, def, values, *num_values, *encoding)
             }
             Page::DataPageV2 {
                 buf,
                 num_values,
-                encoding: Encoding::PLAIN,
+                encoding,
                 num_nulls: 0,
                 def_levels_byte_len,
                 rep_levels_byte_len,
@@ -132,18 +165,41 @@ fn read_pages(
                 if r.checked_add(d).is_none_or(|end| end > buf.len()) {
                     return Ok(Outcome::Unsupported);
                 }
-                (&buf[..r], &buf[r..r + d], &buf[r + d..], *num_values)
+                (
+                    &buf[..r],
+                    &buf[r..r + d],
+                    &buf[r + d..],
+                    *num_values,
+                    *encoding,
+                )
             }
             _ => return Ok(Outcome::Unsupported),
         };
         let count = num_values as usize;
         if !count.is_multiple_of(8)
-            || values.len() != 4 * count
+            || rows + (count / 8) as u64 > claimed as u64
             || !levels_match(rep, 1, count, Pattern::Rows)
             || !levels_match(def, def_width, count, Pattern::All(def_max))
         {
             return Ok(Outcome::Unsupported);
         }
+        let values = match encoding {
+            Encoding::PLAIN if values.len() == 4 * count => values,
+            Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY => {
+                // The floats this page expands to must fit the page limit
+                // before any memory is taken for them.
+                let Some(dictionary) = dictionary.as_deref() else {
+                    return Ok(Outcome::Unsupported);
+                };
+                if (4 * count) as u64 > max_page_bytes
+                    || !gather(values, dictionary, count, &mut gathered)
+                {
+                    return Ok(Outcome::Unsupported);
+                }
+                &gathered[..]
+            }
+            _ => return Ok(Outcome::Unsupported),
+        };
         hasher.update(values);
         let here = first_row + rows;
         crate::payload::decode_payload_into(values, policy, out).map_err(|e| match e {
@@ -162,6 +218,78 @@ fn read_pages(
         rows,
         crc: hasher.finalize(),
     })
+}
+
+/// Fills `out` with the `count` floats (little-endian bytes) that the
+/// dictionary-encoded values `data` (a bit width byte, then an
+/// RLE/bit-packed hybrid stream of indices) pick from `dictionary` (4 bytes
+/// per entry). `false` for a malformed stream or an index past the
+/// dictionary; `out` is then unspecified.
+fn gather(data: &[u8], dictionary: &[u8], count: usize, out: &mut Vec<u8>) -> bool {
+    let entries = dictionary.as_chunks::<4>().0;
+    let Some((&width, data)) = data.split_first() else {
+        return count == 0;
+    };
+    if width > 32 || (width == 0 && entries.is_empty() && count > 0) {
+        return false;
+    }
+    let w = usize::from(width);
+    let mask = if w == 32 { u32::MAX } else { (1u32 << w) - 1 };
+    out.clear();
+    out.reserve(4 * count);
+    let (mut i, mut left) = (0usize, count);
+    while left > 0 {
+        let Some((header, used)) = uleb128(&data[i.min(data.len())..]) else {
+            return false;
+        };
+        i += used;
+        let Ok(n) = usize::try_from(header >> 1) else {
+            return false;
+        };
+        if header & 1 == 0 {
+            // An RLE run: one index, repeated.
+            let value_bytes = w.div_ceil(8);
+            let Some(bytes) = data.get(i..i + value_bytes) else {
+                return false;
+            };
+            i += value_bytes;
+            let mut index = [0u8; 4];
+            index[..value_bytes].copy_from_slice(bytes);
+            let Some(entry) = entries.get(u32::from_le_bytes(index) as usize) else {
+                return false;
+            };
+            if n == 0 || n > left {
+                return false;
+            }
+            for _ in 0..n {
+                out.extend_from_slice(entry);
+            }
+            left -= n;
+        } else {
+            // Bit-packed groups of 8 indices (the last may be padding).
+            let Some(len) = n.checked_mul(w) else {
+                return false;
+            };
+            let Some(bytes) = data.get(i..i.saturating_add(len)) else {
+                return false;
+            };
+            i += len;
+            let take = left.min(8 * n);
+            for k in 0..take {
+                let at = k * w;
+                let mut word = [0u8; 8];
+                let end = (at / 8 + 5).min(bytes.len());
+                word[..end - at / 8].copy_from_slice(&bytes[at / 8..end]);
+                let index = (u64::from_le_bytes(word) >> (at % 8)) as u32 & mask;
+                let Some(entry) = entries.get(index as usize) else {
+                    return false;
+                };
+                out.extend_from_slice(entry);
+            }
+            left -= take;
+        }
+    }
+    true
 }
 
 /// A v1 level section: a 4-byte little-endian length, then the levels.
@@ -416,6 +544,36 @@ mod tests {
                 assert!(!levels_match(&encoded(&levels, max), width, n, all));
             }
         }
+    }
+
+    #[test]
+    fn gather_reads_rle_and_bit_packed_indices() {
+        let dictionary: Vec<u8> = [1.5f32, -2.0, 0.25]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let floats = |out: &[u8]| -> Vec<f32> {
+            out.as_chunks::<4>()
+                .0
+                .iter()
+                .map(|b| f32::from_le_bytes(*b))
+                .collect()
+        };
+        let mut out = Vec::new();
+        // Width 2: an RLE run of 3 × index 2, then one bit-packed group of
+        // indices 0, 1, 2, 1, 0, 0, 0, 0 (of which 5 are used).
+        let mut data = vec![2, 3 << 1, 2, (1 << 1) | 1];
+        data.extend_from_slice(&[0b0110_0100, 0b0000_0000]);
+        assert!(gather(&data, &dictionary, 8, &mut out));
+        assert_eq!(floats(&out), [0.25, 0.25, 0.25, 1.5, -2.0, 0.25, -2.0, 1.5]);
+        // An index past the dictionary, a run longer than the page, a cut
+        // stream, and a zero-length run are refused.
+        assert!(!gather(&[2, 2 << 1, 3], &dictionary, 2, &mut out));
+        assert!(!gather(&[2, 9 << 1, 0], &dictionary, 8, &mut out));
+        assert!(!gather(&[2, (1 << 1) | 1, 0], &dictionary, 8, &mut out));
+        assert!(!gather(&[2, 0, 0], &dictionary, 8, &mut out));
+        assert!(!gather(&[33], &dictionary, 8, &mut out));
+        assert!(gather(&[], &dictionary, 0, &mut out));
     }
 
     #[test]

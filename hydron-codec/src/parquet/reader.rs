@@ -664,7 +664,16 @@ impl ParquetReader {
             return Ok(None);
         }
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            fast::read_group(&self.source, meta, group, *leaf, policy, vectors, self.rows)
+            fast::read_group(
+                &self.source,
+                meta,
+                group,
+                *leaf,
+                policy,
+                vectors,
+                self.rows,
+                self.options.get_max_page_bytes(),
+            )
         }))
         .unwrap_or_else(|panic| Err(panic_error(Some(group), &panic)))?;
         let fast::Outcome::Done { rows, crc } = outcome else {
