@@ -48,46 +48,46 @@ pub(super) fn eligible(metadata: &ParquetMetaData, leaf: usize) -> bool {
         && (1..=3).contains(&descr.max_def_level())
 }
 
-/// Reads row group `group`'s column `leaf` into `out`, checked by
-/// `policy`; `first_row` numbers its first row (for errors).
+/// One column chunk to read: row group `group`'s leaf column `leaf` of the
+/// file in `source`, whose first row is row `first_row` of the file (for
+/// errors), with pages limited to `max_page_bytes` once expanded.
+pub(super) struct ColumnChunk<'a> {
+    pub(super) source: &'a Source,
+    pub(super) metadata: &'a ParquetMetaData,
+    pub(super) group: usize,
+    pub(super) leaf: usize,
+    pub(super) first_row: u64,
+    pub(super) max_page_bytes: u64,
+}
+
+/// Reads the column chunk into `out`, checked by `policy`; on anything but
+/// `Done`, `out` is left as it was.
 pub(super) fn read_group(
-    source: &Source,
-    metadata: &ParquetMetaData,
-    group: usize,
-    leaf: usize,
+    chunk: &ColumnChunk<'_>,
     policy: Policy,
     out: &mut Vec<Gf8>,
-    first_row: u64,
-    max_page_bytes: u64,
 ) -> Result<Outcome, CodecError> {
     let start = out.len();
-    let result = read_pages(
-        source,
-        metadata,
-        group,
-        leaf,
-        policy,
-        out,
-        first_row,
-        max_page_bytes,
-    );
+    let result = read_pages(chunk, policy, out);
     if !matches!(result, Ok(Outcome::Done { .. })) {
         out.truncate(start);
     }
     result
 }
 
-#[allow(clippy::too_many_arguments)] // read_group's, passed on
 fn read_pages(
-    source: &Source,
-    metadata: &ParquetMetaData,
-    group: usize,
-    leaf: usize,
+    chunk: &ColumnChunk<'_>,
     policy: Policy,
     out: &mut Vec<Gf8>,
-    first_row: u64,
-    max_page_bytes: u64,
 ) -> Result<Outcome, CodecError> {
+    let ColumnChunk {
+        source,
+        metadata,
+        group,
+        leaf,
+        first_row,
+        max_page_bytes,
+    } = *chunk;
     let row_group = metadata.row_group(group);
     let descr = metadata.file_metadata().schema_descr().column(leaf);
     let def_max = descr.max_def_level() as u8;

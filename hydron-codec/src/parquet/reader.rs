@@ -664,16 +664,15 @@ impl ParquetReader {
             return Ok(None);
         }
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            fast::read_group(
-                &self.source,
-                meta,
+            let chunk = fast::ColumnChunk {
+                source: &self.source,
+                metadata: meta,
                 group,
-                *leaf,
-                policy,
-                vectors,
-                self.rows,
-                self.options.get_max_page_bytes(),
-            )
+                leaf: *leaf,
+                first_row: self.rows,
+                max_page_bytes: self.options.get_max_page_bytes(),
+            };
+            fast::read_group(&chunk, policy, vectors)
         }))
         .unwrap_or_else(|panic| Err(panic_error(Some(group), &panic)))?;
         let fast::Outcome::Done { rows, crc } = outcome else {
