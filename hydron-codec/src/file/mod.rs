@@ -276,7 +276,11 @@ pub fn save(path: impl AsRef<Path>, vectors: &[Gf8], format: Format) -> Result<(
 /// past the trailer's vector count when the file ends in a valid trailer),
 /// so a file that claims more than it holds allocates only for what it
 /// holds. The peak is the output plus about two chunks, plus the old
-/// capacity while the output grows for the last time.
+/// capacity while the output grows for the last time. A regular file of
+/// 4 MiB of vectors or more whose trailer announces N is read twice as far
+/// as its first half: once to check it (keeping nothing), after which the
+/// output is reserved for N at once, in huge pages where the system offers
+/// them (faulting in a fresh output costs more than the second read).
 ///
 /// ```
 /// use hydron_codec::{file, CodecError, Policy};
