@@ -35,6 +35,8 @@
 #![warn(missing_docs)]
 
 mod error;
+#[cfg(any(feature = "fory", feature = "json"))]
+mod huge;
 #[cfg(any(feature = "fory", feature = "arrow"))]
 mod payload;
 mod policy;

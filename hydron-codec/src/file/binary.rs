@@ -19,6 +19,10 @@ pub(crate) const TRAILER_TAG: [u8; 4] = *b"TAIL";
 /// `32 * count ..= 32 * count + MAX_PAYLOAD_OVERHEAD` is corrupt. This
 /// bounds every allocation by the chunk's (checked) vector count.
 const MAX_PAYLOAD_OVERHEAD: u64 = 4096;
+/// Coordinates are read, checksummed and decoded this many bytes at a
+/// time (a multiple of 32): small enough to stay in a core's L2 cache
+/// between the passes, large enough that each read is cheap.
+const BLOCK_LEN: usize = 256 * 1024;
 
 /// CRC-32 (IEEE 802.3, as zlib) of the concatenated `parts`; see
 /// `docs/format.md`.
@@ -280,14 +284,16 @@ impl<R: BufRead> Decoder<R> {
         Ok(())
     }
 
-    /// Reads `n` bytes into `self.payload` (replacing its content), growing
-    /// it only as the bytes arrive, so a frame that claims a large payload
-    /// the data does not hold costs no memory.
-    fn read_payload(&mut self, n: usize, section: Section) -> Result<(), CodecError> {
+    /// Reads bytes into `self.payload` until it holds `n`, keeping its
+    /// first `keep` bytes (the rest of its content is replaced), growing it
+    /// only as the bytes arrive, so a frame that claims a large payload the
+    /// data does not hold costs no memory.
+    fn read_payload(&mut self, keep: usize, n: usize, section: Section) -> Result<(), CodecError> {
         let mut payload = std::mem::take(&mut self.payload);
+        debug_assert!(keep <= n && keep <= payload.len());
         // Old bytes are overwritten, not zeroed again.
         payload.truncate(n);
-        let mut filled = 0;
+        let mut filled = keep;
         let result = loop {
             if filled == n {
                 break Ok(());
@@ -410,9 +416,18 @@ impl<R: BufRead> Decoder<R> {
                 format!("payload length {payload_len} does not fit {count} vectors"),
             ));
         }
-        // At most 2^20 vectors: 32 MiB and a little, and the buffer grows
-        // only as the bytes arrive.
-        self.read_payload(payload_len as usize, Section::Chunk(k))?;
+        // The framing of the fory message, then (in every message this
+        // crate writes) the coordinates to its end: those are read a block
+        // at a time, checked and appended to `out` while they are in cache.
+        let head = (payload_len - min) as usize;
+        self.read_payload(0, head, Section::Chunk(k))?;
+        if crate::fory::batch_array_len_after(&self.payload) == Some(min) {
+            return self.read_blocks(frame, start, count, out);
+        }
+        // Anything else: the whole message, decoded (and its errors named)
+        // as one. At most 2^20 vectors: 32 MiB and a little, and the buffer
+        // grows only as the bytes arrive.
+        self.read_payload(head, payload_len as usize, Section::Chunk(k))?;
         let mut crc = [0u8; 4];
         self.read_exact(&mut crc, Section::Chunk(k))?;
         let stored = u32::from_le_bytes(crc);
@@ -446,6 +461,75 @@ impl<R: BufRead> Decoder<R> {
                 start + FRAME_LEN as u64,
                 format!("the payload holds {decoded} vectors, the frame says {count}"),
             ));
+        }
+        self.chunks += 1;
+        self.vectors += u64::from(count);
+        Ok(count as usize)
+    }
+
+    /// The coordinates of chunk `self.chunks` (`count` vectors, after the
+    /// message framing in `self.payload`), read [`BLOCK_LEN`] bytes at a
+    /// time: each block is added to the CRC and decoded into `out` (which
+    /// grows only for blocks read) while it is in cache. The errors are
+    /// those of decoding the whole message after its CRC: a checksum
+    /// mismatch first, then the first bad vector. On error `out` is left as
+    /// it was.
+    fn read_blocks(
+        &mut self,
+        frame: &[u8; FRAME_LEN],
+        start: u64,
+        count: u32,
+        out: &mut Vec<Gf8>,
+    ) -> Result<usize, CodecError> {
+        let k = self.chunks;
+        let section = Section::Chunk(k);
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(frame);
+        hasher.update(&self.payload);
+        let before = out.len();
+        let mut first_error = None;
+        let mut left = 32 * count as usize;
+        let mut done = 0u64;
+        while left > 0 {
+            let take = left.min(BLOCK_LEN);
+            if let Err(e) = self.read_payload(0, take, section) {
+                out.truncate(before);
+                return Err(e);
+            }
+            let block = &self.payload[..take];
+            hasher.update(block);
+            if first_error.is_none() {
+                let decoded = super::reserve_read(out, take / 32, self.expected)
+                    .and_then(|()| crate::payload::decode_payload_into(block, self.policy, out));
+                first_error = decoded.err().map(|e| match e {
+                    CodecError::InvalidVector { index, error } => CodecError::InvalidVector {
+                        index: self.vectors + done + index,
+                        error,
+                    },
+                    other => other,
+                });
+            }
+            done += (take / 32) as u64;
+            left -= take;
+        }
+        let mut crc = [0u8; 4];
+        if let Err(e) = self.read_exact(&mut crc, section) {
+            out.truncate(before);
+            return Err(e);
+        }
+        let stored = u32::from_le_bytes(crc);
+        let computed = hasher.finalize();
+        if stored != computed {
+            out.truncate(before);
+            return Err(CodecError::Corrupt {
+                section,
+                offset: start,
+                detail: format!("checksum mismatch (stored {stored:08x}, computed {computed:08x})"),
+            });
+        }
+        if let Some(e) = first_error {
+            out.truncate(before);
+            return Err(e);
         }
         self.chunks += 1;
         self.vectors += u64::from(count);
@@ -540,5 +624,44 @@ mod tests {
         }
         assert_eq!(sizes, [7, 7, 7, 2]);
         assert_eq!(out, v);
+    }
+
+    #[test]
+    fn blocks_name_the_first_bad_vector_and_a_bad_checksum_comes_first() {
+        // Three blocks and a bit per chunk; a NaN in the second block of
+        // the second chunk.
+        let per_chunk = 2 * BLOCK_LEN / 32 + 100;
+        let mut v: Vec<Gf8> = (0..2 * per_chunk)
+            .map(|i| hydron_core::E8_ROOTS[i % 240])
+            .collect();
+        let bad = per_chunk + BLOCK_LEN / 32 + 7;
+        v[bad] = Gf8::new_unchecked([f32::NAN; 8]);
+        let options = FileOptions::new().chunk_vectors(per_chunk as u32);
+        let mut e = Encoder::new(Vec::new(), options).unwrap();
+        e.write(&v).unwrap();
+        let bytes = e.finish().unwrap();
+        let decode = |bytes: &[u8]| {
+            let mut d = Decoder::new(bytes, Policy::Strict, None).unwrap();
+            let mut out = vec![Gf8::ZERO];
+            let first = d.read_chunk(&mut out).unwrap();
+            assert_eq!(first, per_chunk);
+            let err = d.read_chunk(&mut out).unwrap_err();
+            assert_eq!(out.len(), 1 + per_chunk, "out is left as it was");
+            err.to_string()
+        };
+        assert_eq!(decode(&bytes), format!("vector {bad}: coordinate 0 is NaN"));
+        // A flipped bit in the last block of that chunk: the checksum.
+        let mut flipped = bytes.clone();
+        let at = bytes.len() - FRAME_LEN - 4 - 10;
+        flipped[at] ^= 0x40;
+        let err = decode(&flipped);
+        assert!(err.contains("checksum mismatch"), "{err}");
+        // Trusted keeps the NaN, bit for bit.
+        let mut d = Decoder::new(&bytes[..], Policy::Trusted, None).unwrap();
+        let mut out = Vec::new();
+        while d.read_chunk(&mut out).unwrap() > 0 {}
+        assert_eq!(out.len(), v.len());
+        assert!(out[bad][0].is_nan());
+        assert_eq!(out[..bad], v[..bad]);
     }
 }

@@ -276,7 +276,11 @@ pub fn save(path: impl AsRef<Path>, vectors: &[Gf8], format: Format) -> Result<(
 /// past the trailer's vector count when the file ends in a valid trailer),
 /// so a file that claims more than it holds allocates only for what it
 /// holds. The peak is the output plus about two chunks, plus the old
-/// capacity while the output grows for the last time.
+/// capacity while the output grows for the last time. A regular file of
+/// 4 MiB of vectors or more whose trailer announces N is read twice as far
+/// as its first half: once to check it (keeping nothing), after which the
+/// output is reserved for N at once, in huge pages where the system offers
+/// them (faulting in a fresh output costs more than the second read).
 ///
 /// ```
 /// use hydron_codec::{file, CodecError, Policy};
@@ -289,10 +293,54 @@ pub fn save(path: impl AsRef<Path>, vectors: &[Gf8], format: Format) -> Result<(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn load(path: impl AsRef<Path>, policy: Policy) -> Result<Vec<Gf8>, CodecError> {
+    let path = path.as_ref();
     let mut reader = FileReader::open(path, policy)?;
     let mut out = Vec::new();
+    if let Some(n) = reader.expected_vectors() {
+        presize(path, n, &mut out)?;
+    }
     while reader.read_chunk(&mut out)? > 0 {}
     Ok(out)
+}
+
+/// For a large regular file whose trailer announces `n` vectors: reads and
+/// checks the first half of the vectors in a first pass that keeps nothing
+/// (about two chunks of memory), then reserves `out` for all `n` at once,
+/// backed by huge pages where the system offers them. That is at most twice
+/// what the file has proven to hold, as when the output doubles, but the
+/// output is allocated once instead of growing five or more times, each
+/// growth faulting in fresh pages. Any surprise in the first pass (an error,
+/// fewer vectors than announced) reserves nothing: the second pass, which
+/// checks everything again, then reports it or grows the output as usual.
+fn presize(path: &Path, n: u64, out: &mut Vec<Gf8>) -> Result<(), CodecError> {
+    let Ok(n) = usize::try_from(n) else {
+        return Ok(());
+    };
+    if n.saturating_mul(size_of::<Gf8>()) < crate::huge::MIN_HUGE_BYTES {
+        return Ok(());
+    }
+    let half = n.div_ceil(2) as u64;
+    let Ok(mut first) = FileReader::open(path, Policy::Trusted) else {
+        return Ok(());
+    };
+    let mut chunk = Vec::new();
+    let mut proven = 0u64;
+    while proven < half {
+        chunk.clear();
+        match first.read_chunk(&mut chunk) {
+            Ok(0) | Err(_) => return Ok(()),
+            Ok(k) => proven += k as u64,
+        }
+    }
+    drop(chunk);
+    out.try_reserve_exact(n).map_err(|e| {
+        CodecError::Io(std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!("cannot allocate memory for {n} vectors: {e}"),
+        ))
+    })?;
+    crate::huge::advise_spare(out);
+    Ok(())
 }
 
 /// Encodes `vectors` as a whole container in memory: the exact bytes
@@ -458,12 +506,26 @@ pub(crate) fn reserve_read(
         target = target.min(usize::try_from(expected).unwrap_or(usize::MAX));
     }
     let target = target.max(needed);
-    out.try_reserve_exact(target - len).map_err(|e| {
+    let oom = |e| {
         CodecError::Io(std::io::Error::new(
             std::io::ErrorKind::OutOfMemory,
             format!("cannot allocate memory for {target} vectors: {e}"),
         ))
-    })
+    };
+    if target.saturating_mul(size_of::<Gf8>()) < crate::huge::MIN_HUGE_BYTES {
+        return out.try_reserve_exact(target - len).map_err(oom);
+    }
+    // A large output: a new buffer backed by huge pages (where the system
+    // offers them), with the vectors so far copied in. Growing in place
+    // would fault the new part in 4 KiB pages, which costs more than the
+    // copy; and a buffer advised in part cannot be grown in place anyway
+    // (its mapping is split, so `realloc` copies it into small pages).
+    let mut fresh = Vec::new();
+    fresh.try_reserve_exact(target).map_err(oom)?;
+    crate::huge::advise_spare(&mut fresh);
+    fresh.extend_from_slice(out);
+    *out = fresh;
+    Ok(())
 }
 
 /// The most bytes after the trailer that are counted for the message; the

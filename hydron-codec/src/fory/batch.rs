@@ -86,5 +86,14 @@ pub(super) fn decode_into(
     decode_payload_into(data, policy, out)
 }
 
+/// The byte length its length field gives the float array, if `head` is
+/// exactly the framing of a batch message and that field (so that the
+/// coordinates follow, to the end of the message); `None` otherwise.
+pub(crate) fn array_len_after(head: &[u8]) -> Option<u64> {
+    let offset = FORM.read_prefix(head).ok()?;
+    let (length, end) = wire::read_varuint32(head, offset, "the array length").ok()?;
+    (end == head.len()).then_some(u64::from(length))
+}
+
 /// What a float count must be a multiple of, for [`CodecError::BadLength`].
 pub(super) const FLOATS_WHAT: &str = "floats: 8 coordinates per vector";

@@ -140,6 +140,8 @@ mod single;
 mod structs;
 mod wire;
 
+pub(crate) use batch::array_len_after as batch_array_len_after;
+
 pub use exact::deserialize_exact;
 pub use structs::{E8Codes, Gf8Batch, E8_CODES_TYPE_INDEX, GF8_BATCH_TYPE_INDEX};
 
