@@ -16,9 +16,9 @@ use arrow_array::types::{Float32Type, Float64Type};
 use arrow_array::{ArrayRef, FixedSizeListArray, Float32Array, ListArray, RecordBatch, UInt8Array};
 use arrow_schema::{DataType, Field, Schema};
 use hydron_codec::file::{self, FileOptions, Format};
-use hydron_codec::parquet::{Compression, ParquetEncoder, ParquetOptions};
 use hydron_codec::fory::{self as hfory, Gf8Batch};
 use hydron_codec::json;
+use hydron_codec::parquet::{Compression, ParquetEncoder, ParquetOptions};
 use hydron_core::{E8Root, Gf8, E8_ROOTS};
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) {
@@ -167,12 +167,26 @@ fn main() {
     };
     for (n, compression, rows, name) in [
         (0, Compression::Snappy, 1 << 18, "hydron_0_snappy"),
-        (1, Compression::Uncompressed, 1 << 18, "hydron_1_uncompressed"),
+        (
+            1,
+            Compression::Uncompressed,
+            1 << 18,
+            "hydron_1_uncompressed",
+        ),
         (7, Compression::Snappy, 3, "hydron_7_snappy_groups_of_3"),
         (7, Compression::Zstd(3), 1 << 18, "hydron_7_zstd"),
-        (7, Compression::Uncompressed, 2, "hydron_7_uncompressed_groups_of_2"),
+        (
+            7,
+            Compression::Uncompressed,
+            2,
+            "hydron_7_uncompressed_groups_of_2",
+        ),
     ] {
-        write(&d, &format!("{name}.parquet"), &hydron(&sample(n), compression, rows));
+        write(
+            &d,
+            &format!("{name}.parquet"),
+            &hydron(&sample(n), compression, rows),
+        );
     }
     write(
         &d,
@@ -191,15 +205,29 @@ fn main() {
     );
     for (codes, compression, rows, name) in [
         (&roots[..0], Compression::Snappy, 1 << 18, "codes_0"),
-        (&roots[..], Compression::Zstd(3), 100, "codes_240_zstd_groups_of_100"),
-        (&roots[3..10], Compression::Uncompressed, 1 << 18, "codes_7_uncompressed"),
+        (
+            &roots[..],
+            Compression::Zstd(3),
+            100,
+            "codes_240_zstd_groups_of_100",
+        ),
+        (
+            &roots[3..10],
+            Compression::Uncompressed,
+            1 << 18,
+            "codes_7_uncompressed",
+        ),
     ] {
         let options = ParquetOptions::new()
             .compression(compression)
             .row_group_vectors(rows);
         let mut e = ParquetEncoder::new_codes(Vec::new(), options).expect("an encoder");
         e.write_codes(codes).expect("codes encode");
-        write(&d, &format!("{name}.parquet"), &e.finish().expect("the encoder finishes"));
+        write(
+            &d,
+            &format!("{name}.parquet"),
+            &e.finish().expect("the encoder finishes"),
+        );
     }
     let small = || {
         WriterProperties::builder()
@@ -217,27 +245,69 @@ fn main() {
     };
     let dictionary = || small().build();
     let v = sample(12);
-    write(&d, "list_plain_v1.parquet", &foreign("vector", list_rows(&rows_of(&v)), plain_v1()));
-    write(&d, "list_plain_v2_snappy.parquet", &foreign("embedding", list_rows(&rows_of(&v)), plain_v2()));
-    write(&d, "list_dictionary.parquet", &foreign("vector", list_rows(&rows_of(&v)), dictionary()));
+    write(
+        &d,
+        "list_plain_v1.parquet",
+        &foreign("vector", list_rows(&rows_of(&v)), plain_v1()),
+    );
+    write(
+        &d,
+        "list_plain_v2_snappy.parquet",
+        &foreign("embedding", list_rows(&rows_of(&v)), plain_v2()),
+    );
+    write(
+        &d,
+        "list_dictionary.parquet",
+        &foreign("vector", list_rows(&rows_of(&v)), dictionary()),
+    );
     let flat = Float32Array::from(v.iter().flat_map(|g| g.to_array()).collect::<Vec<_>>());
     let item = Arc::new(Field::new("item", DataType::Float32, true));
     let fsl: ArrayRef = Arc::new(FixedSizeListArray::new(item, 8, Arc::new(flat), None));
-    write(&d, "fixed_size_list_v2.parquet", &foreign("vector", Arc::clone(&fsl), plain_v2()));
-    write(&d, "fixed_size_list_dictionary.parquet", &foreign("vector", fsl, dictionary()));
+    write(
+        &d,
+        "fixed_size_list_v2.parquet",
+        &foreign("vector", Arc::clone(&fsl), plain_v2()),
+    );
+    write(
+        &d,
+        "fixed_size_list_dictionary.parquet",
+        &foreign("vector", fsl, dictionary()),
+    );
     let mut with_nulls = rows_of(&v[..6]);
     with_nulls[2] = None;
     with_nulls[4].as_mut().expect("a row")[5] = None;
-    write(&d, "list_nulls_v1.parquet", &foreign("vector", list_rows(&with_nulls), plain_v1()));
-    write(&d, "list_nulls_v2.parquet", &foreign("vector", list_rows(&with_nulls), plain_v2()));
+    write(
+        &d,
+        "list_nulls_v1.parquet",
+        &foreign("vector", list_rows(&with_nulls), plain_v1()),
+    );
+    write(
+        &d,
+        "list_nulls_v2.parquet",
+        &foreign("vector", list_rows(&with_nulls), plain_v2()),
+    );
     let mut seven = rows_of(&v[..4]);
     seven[1].as_mut().expect("a row").pop();
-    write(&d, "list_row_of_7.parquet", &foreign("vector", list_rows(&seven), plain_v1()));
-    let doubles = ListArray::from_iter_primitive::<Float64Type, _, _>(
-        v[..3].iter().map(|g| Some(g.to_array().map(|x| Some(f64::from(x))))),
+    write(
+        &d,
+        "list_row_of_7.parquet",
+        &foreign("vector", list_rows(&seven), plain_v1()),
     );
-    write(&d, "list_float64.parquet", &foreign("vector", Arc::new(doubles), plain_v1()));
+    let doubles = ListArray::from_iter_primitive::<Float64Type, _, _>(
+        v[..3]
+            .iter()
+            .map(|g| Some(g.to_array().map(|x| Some(f64::from(x))))),
+    );
+    write(
+        &d,
+        "list_float64.parquet",
+        &foreign("vector", Arc::new(doubles), plain_v1()),
+    );
     let codes = UInt8Array::from((0..20u8).map(|i| i * 13 % 240).collect::<Vec<_>>());
-    write(&d, "codes_foreign_dictionary.parquet", &foreign("code", Arc::new(codes), dictionary()));
+    write(
+        &d,
+        "codes_foreign_dictionary.parquet",
+        &foreign("code", Arc::new(codes), dictionary()),
+    );
     println!("seeds written under {}", root.display());
 }

@@ -84,7 +84,11 @@ fn read_codes(data: &[u8]) -> Result<Vec<E8Root>, Stop> {
     for _ in 0..MAX_CHUNKS {
         let before = out.len();
         let n = reader.read_codes_chunk(&mut out).map_err(check_error)?;
-        assert_eq!(out.len(), before + n, "read_codes_chunk appends what it counts");
+        assert_eq!(
+            out.len(),
+            before + n,
+            "read_codes_chunk appends what it counts"
+        );
         if n == 0 {
             return Ok(out);
         }
@@ -101,13 +105,55 @@ fn compression(data: &[u8]) -> Compression {
     }
 }
 
+/// Whether the input could hold a Thrift list, set or map of booleans
+/// claiming more than 4 096 elements, anywhere (every byte is tried as a
+/// collection header). The parquet crate (59.3.2) skips an unknown Thrift
+/// field's `list<bool>` element by element at no cost in input
+/// (`skip_till_depth`: a bool takes no byte there), so a 2 KiB footer or
+/// page header with a few such lists of 2^31 elements keeps it busy for
+/// minutes. hydron does not guard against this yet (docs/fuzzing.md,
+/// "Open findings"); the target leaves such inputs out so that the run
+/// can look for everything else.
+fn may_hold_a_thrift_bool_bomb(data: &[u8]) -> bool {
+    const LIMIT: u64 = 4096;
+    fn varint(data: &[u8]) -> Option<(u64, usize)> {
+        let mut value = 0u64;
+        for (k, &b) in data.iter().take(10).enumerate() {
+            value |= u64::from(b & 0x7f) << (7 * k);
+            if b & 0x80 == 0 {
+                return Some((value, k + 1));
+            }
+        }
+        None
+    }
+    (0..data.len()).any(|i| {
+        // A list or set header in long form: 0xF1/0xF2, then the size.
+        let list = matches!(data[i], 0xf1 | 0xf2)
+            && varint(&data[i + 1..]).is_some_and(|(size, _)| size > LIMIT);
+        // A map: the size, then the key and value types, both bool.
+        let map = varint(&data[i..]).is_some_and(|(size, used)| {
+            size > LIMIT
+                && data
+                    .get(i + used)
+                    .is_some_and(|&kv| matches!(kv, 0x11 | 0x12 | 0x21 | 0x22))
+        });
+        list || map
+    })
+}
+
 fn parquet_part(data: &[u8]) {
+    if may_hold_a_thrift_bool_bomb(data) {
+        return;
+    }
     let [strict, renormalized, trusted] =
         decode_all_policies(|p| read_vectors(data, p, 1000), "ParquetReader");
     // Trusted checks the least: if it fails, so does every policy; and
     // Renormalize accepts all that Strict does.
     if trusted.is_err() {
-        assert!(strict.is_err() && renormalized.is_err(), "only Trusted failed");
+        assert!(
+            strict.is_err() && renormalized.is_err(),
+            "only Trusted failed"
+        );
     }
     if renormalized.is_err() {
         assert!(strict.is_err(), "Strict accepted what Renormalize refused");
@@ -283,8 +329,10 @@ fn arrow_part(data: &[u8]) {
         .validate_full()
         .expect("built ArrayData is valid in full");
     let array: ArrayRef = make_array(array_data);
-    let [strict, renormalized, trusted] =
-        decode_all_policies(|p| harrow::vectors_from_arrow(&*array, p), "vectors_from_arrow");
+    let [strict, renormalized, trusted] = decode_all_policies(
+        |p| harrow::vectors_from_arrow(&*array, p),
+        "vectors_from_arrow",
+    );
     let values = harrow::vector_values(&*array);
     match (&values, &trusted) {
         (Ok(values), Ok(v)) => {
@@ -304,8 +352,9 @@ fn arrow_part(data: &[u8]) {
     // Slices read as slices of the whole.
     if let Ok(v) = &strict {
         if array.len() >= 2 {
-            let part = harrow::vectors_from_arrow(&*array.slice(1, array.len() - 2), Policy::Strict)
-                .expect("a slice of a valid column decodes");
+            let part =
+                harrow::vectors_from_arrow(&*array.slice(1, array.len() - 2), Policy::Strict)
+                    .expect("a slice of a valid column decodes");
             assert_eq!(bits(&part), bits(&v[1..v.len() - 1]));
         }
     }

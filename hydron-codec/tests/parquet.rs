@@ -526,3 +526,141 @@ proptest! {
         prop_assert_eq!(bits(&decode(bytes).unwrap()), bits(&v));
     }
 }
+
+/// Runs `f` and returns how many panics happened on this thread meanwhile,
+/// caught or not: hydron catches panics inside the parquet crate and turns
+/// them into errors, but each is a bug to guard against (a program built
+/// with `panic = "abort"` cannot catch it).
+fn panics_during(f: impl FnOnce()) -> usize {
+    use std::cell::Cell;
+    use std::sync::Once;
+    thread_local! {
+        static PANICS: Cell<usize> = const { Cell::new(0) };
+    }
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICS.with(|p| p.set(p.get() + 1));
+            previous(info);
+        }));
+    });
+    let before = PANICS.with(Cell::get);
+    f();
+    PANICS.with(Cell::get) - before
+}
+
+/// Reads `bytes` every way the `parquet_decode` fuzz target does; the
+/// vector reader's result under Strict.
+fn read_every_way(bytes: &[u8]) -> Result<Vec<Gf8>, CodecError> {
+    let mut strict = None;
+    for policy in [Policy::Strict, Policy::Renormalize, Policy::Trusted] {
+        let opts = ParquetReadOptions::new().max_page_bytes(4 << 20);
+        let result = ParquetReader::from_bytes(bytes.to_vec(), policy, opts).and_then(|mut r| {
+            let mut out = Vec::new();
+            while r.read_chunk(&mut out)? > 0 {}
+            Ok(out)
+        });
+        if let Err(e) = &result {
+            assert!(!e.to_string().contains("decoder failed"), "{e}");
+        }
+        strict.get_or_insert(result);
+    }
+    if let Err(e) = ParquetReader::codes_from_bytes(bytes.to_vec()).and_then(|mut r| {
+        let mut out = Vec::new();
+        while r.read_codes_chunk(&mut out)? > 0 {}
+        Ok(out)
+    }) {
+        assert!(!e.to_string().contains("decoder failed"), "{e}");
+    }
+    strict.unwrap()
+}
+
+/// Found by the `parquet_decode` fuzz target: a footer whose embedded Arrow
+/// schema (`ARROW:schema`) has a field of type `NONE`, which arrow-ipc's
+/// schema decoder meets with `unimplemented!` (a panic). hydron checks the
+/// schema first and reports it.
+#[test]
+fn a_malformed_embedded_arrow_schema_is_an_error_without_a_panic() {
+    let bytes = include_bytes!("regressions/parquet_decode-arrow-schema-type-none");
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(bytes))), 0);
+    let err = result.unwrap().unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("Parquet: malformed footer: the embedded Arrow schema (ARROW:schema) is malformed: field 0 (\"vector\")"),
+        "{err}"
+    );
+}
+
+/// Found by the `parquet_decode` fuzz target: a column chunk whose data
+/// page is dictionary-encoded with no dictionary page before it, on which
+/// the parquet crate's column reader panics ("Decoder for dict should have
+/// been set"). hydron's page header check refuses it first.
+#[test]
+fn a_dictionary_encoded_page_without_a_dictionary_is_an_error_without_a_panic() {
+    let bytes = include_bytes!("regressions/parquet_decode-dictionary-page-missing");
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(bytes))), 0);
+    let err = result.unwrap().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("is dictionary-encoded, but no dictionary page comes before it"),
+        "{err}"
+    );
+}
+
+/// The embedded schema check passes every well-formed schema: other
+/// columns of many Arrow types beside the vectors (dictionary, decimal,
+/// timestamps with a time zone, structs, maps, large lists), as pyarrow
+/// would write them, read as before and without a panic.
+#[test]
+fn files_whose_other_columns_have_many_arrow_types_still_read() {
+    use arrow_array::builder::{Int32Builder, MapBuilder, StringBuilder};
+    use arrow_array::types::Int32Type as I32;
+    use arrow_array::{
+        Decimal128Array, DictionaryArray, Int64Array, LargeListArray, StructArray,
+        TimestampMillisecondArray,
+    };
+    let v = vectors(6, 14);
+    let n = v.len();
+    let flat = Float32Array::from(v.iter().flat_map(|g| g.to_array()).collect::<Vec<_>>());
+    let item = Arc::new(Field::new("item", DataType::Float32, false));
+    let vector: ArrayRef = Arc::new(FixedSizeListArray::new(item, 8, Arc::new(flat), None));
+    let words: DictionaryArray<I32> = ["a", "b", "a", "c", "b", "a"].into_iter().collect();
+    let decimal = Decimal128Array::from(vec![1i128; n])
+        .with_precision_and_scale(20, 3)
+        .unwrap();
+    let time = TimestampMillisecondArray::from(vec![0i64; n]).with_timezone("+01:00");
+    let ids: ArrayRef = Arc::new(Int64Array::from(vec![7i64; n]));
+    let pair = StructArray::from(vec![(
+        Arc::new(Field::new("id", DataType::Int64, false)),
+        Arc::clone(&ids),
+    )]);
+    let mut map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
+    for i in 0..n {
+        map.keys().append_value("k");
+        map.values().append_value(i as i32);
+        map.append(true).unwrap();
+    }
+    let large = LargeListArray::from_iter_primitive::<Int32Type, _, _>(
+        (0..n).map(|i| Some(vec![Some(i as i32)])),
+    );
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("id", ids),
+        ("word", Arc::new(words)),
+        ("price", Arc::new(decimal)),
+        ("at", Arc::new(time)),
+        ("pair", Arc::new(pair)),
+        ("map", Arc::new(map.finish())),
+        ("large", Arc::new(large)),
+        ("vector", vector),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let mut w = ArrowWriter::try_new(Vec::new(), batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    let bytes = w.into_inner().unwrap();
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(&bytes))), 0);
+    assert_eq!(result.unwrap().unwrap(), v);
+}

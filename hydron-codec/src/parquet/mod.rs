@@ -39,6 +39,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod embedded_schema;
 mod fast;
 mod pages;
 mod reader;

@@ -16,7 +16,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::errors::ParquetError;
 
 use super::source::Source;
-use super::{fast, pages};
+use super::{embedded_schema, fast, pages};
 use crate::arrow as harrow;
 use crate::save::in_file;
 use crate::{CodecError, Policy};
@@ -312,9 +312,7 @@ impl ParquetReader {
         options: ParquetReadOptions,
     ) -> Result<ParquetReader, CodecError> {
         check_footer_len(&source, options.get_max_page_bytes())?;
-        let metadata = guarded(None, || {
-            ArrowReaderMetadata::load(&source, ArrowReaderOptions::new())
-        })?;
+        let metadata = load_metadata(&source)?;
         check_row_counts(&metadata)?;
         let checksums = read_checksums(&metadata)?;
         let schema = metadata.schema();
@@ -720,6 +718,38 @@ fn panic_error(row_group: Option<usize>, panic: &Box<dyn std::any::Any + Send>) 
             "malformed file: the Parquet decoder failed ({message})"
         )),
     }
+}
+
+/// Reads the footer, and the Arrow schema embedded in it once
+/// [`embedded_schema::check`] has found that the parquet crate can decode
+/// it without panicking.
+fn load_metadata(source: &Source) -> Result<ArrowReaderMetadata, CodecError> {
+    let without_schema = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    let plain = guarded(None, || ArrowReaderMetadata::load(source, without_schema))?;
+    let parquet_meta = Arc::clone(plain.metadata());
+    let embedded = parquet_meta
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .filter(|kv| kv.key == embedded_schema::ARROW_SCHEMA_KEY)
+        .filter_map(|kv| kv.value.as_deref());
+    let mut any = false;
+    for value in embedded {
+        any = true;
+        embedded_schema::check(value).map_err(|e| {
+            footer_error(format!(
+                "the embedded Arrow schema ({}) is malformed: {e}",
+                embedded_schema::ARROW_SCHEMA_KEY
+            ))
+        })?;
+    }
+    if !any {
+        return Ok(plain);
+    }
+    guarded(None, || {
+        ArrowReaderMetadata::try_new(parquet_meta, ArrowReaderOptions::new())
+    })
 }
 
 /// The footer's claimed length must fit in the data and under `limit`
