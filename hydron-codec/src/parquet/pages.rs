@@ -421,7 +421,7 @@ mod tests {
             let v1 = page(DATA_PAGE, Some((5, 2, encoding)), 4);
             let v2 = page(DATA_PAGE_V2, Some((8, 4, encoding)), 4);
             for data_page in [&v1, &v2] {
-                let err = check_pages(&[data_page.clone()]).unwrap_err();
+                let err = check_pages(std::slice::from_ref(data_page)).unwrap_err();
                 assert!(
                     err.contains("at byte offset 0 is dictionary-encoded, but no dictionary page"),
                     "{err}"
