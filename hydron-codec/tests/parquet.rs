@@ -664,3 +664,62 @@ fn files_whose_other_columns_have_many_arrow_types_still_read() {
     assert_eq!(panics_during(|| result = Some(read_every_way(&bytes))), 0);
     assert_eq!(result.unwrap().unwrap(), v);
 }
+
+/// Found by the `parquet_decode` fuzz target: a nullable flat column (a
+/// code column as pyarrow writes it) whose definition levels hold a
+/// bit-packed run claiming more bytes than the page has; the parquet
+/// crate's null-mask decoder copies bits past the data (a panic in
+/// arrow-buffer). hydron walks the levels first.
+#[test]
+fn a_bit_packed_level_run_past_its_page_is_an_error_without_a_panic() {
+    let bytes = include_bytes!("regressions/parquet_decode-null-mask-bit-packed-run-past-the-page");
+    let mut codes = None;
+    let panics = panics_during(|| {
+        let _ = read_every_way(bytes);
+        codes = Some(
+            ParquetReader::codes_from_bytes(bytes.to_vec()).and_then(|mut r| {
+                let mut out = Vec::new();
+                while r.read_codes_chunk(&mut out)? > 0 {}
+                Ok(out)
+            }),
+        );
+    });
+    assert_eq!(panics, 0);
+    let err = codes.unwrap().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("definition levels: a bit-packed run of"),
+        "{err}"
+    );
+}
+
+/// A nullable code column with nulls and without (pyarrow's layout) reads
+/// through the level check: nulls are an error naming the row, the rest
+/// reads.
+#[test]
+fn nullable_code_columns_from_other_writers_read() {
+    use arrow_array::UInt8Array;
+    let write = |codes: UInt8Array, props: Option<WriterProperties>| {
+        let schema = Arc::new(Schema::new(vec![Field::new("code", DataType::UInt8, true)]));
+        let batch = RecordBatch::try_new(Arc::clone(&schema), vec![Arc::new(codes)]).unwrap();
+        let mut w = ArrowWriter::try_new(Vec::new(), schema, props).unwrap();
+        w.write(&batch).unwrap();
+        w.into_inner().unwrap()
+    };
+    let read = |bytes: Vec<u8>| {
+        ParquetReader::codes_from_bytes(bytes).and_then(|mut r| {
+            let mut out = Vec::new();
+            while r.read_codes_chunk(&mut out)? > 0 {}
+            Ok(out)
+        })
+    };
+    for props in writer_variants() {
+        let all: Vec<u8> = (0..300).map(|i| (i % 240) as u8).collect();
+        let codes = read(write(UInt8Array::from(all.clone()), Some(props.clone()))).unwrap();
+        assert_eq!(codes.iter().map(|c| c.code()).collect::<Vec<_>>(), all);
+        let mut with_null: Vec<Option<u8>> = all.iter().map(|&c| Some(c)).collect();
+        with_null[123] = None;
+        let err = read(write(UInt8Array::from(with_null), Some(props))).unwrap_err();
+        assert_eq!(err.to_string(), "row 123: the row is null");
+    }
+}

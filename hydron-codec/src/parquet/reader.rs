@@ -16,7 +16,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::errors::ParquetError;
 
 use super::source::Source;
-use super::{embedded_schema, fast, pages};
+use super::{embedded_schema, fast, levels, pages};
 use crate::arrow as harrow;
 use crate::save::in_file;
 use crate::{CodecError, Policy};
@@ -497,6 +497,14 @@ impl ParquetReader {
                         return Ok(rows);
                     }
                     continue;
+                }
+                for &leaf in &leaves {
+                    let meta = self.metadata.metadata();
+                    if levels::packed_null_mask(meta, leaf) {
+                        guarded(Some(index), || {
+                            levels::check_group(&self.source, meta, index, leaf)
+                        })?;
+                    }
                 }
                 let batches = self.batch_reader(index)?;
                 self.current = Some(Group {

@@ -1,0 +1,181 @@
+//! Checks the definition levels of a flat nullable column before the
+//! parquet crate's Arrow reader decodes them. For such a column (one
+//! definition level, no repetition: a nullable `UInt8` code column as
+//! pyarrow writes it) the crate reads the levels straight into a null
+//! bitmap (`PackedDecoder`), and a bit-packed run that claims more groups
+//! than its page holds makes it copy bits past the end of the data: a
+//! panic ("offset + len out of bounds" in arrow-buffer), found by the
+//! `parquet_decode` fuzz target. Each data page's level stream is walked
+//! here as that decoder walks it, and a run it would read past the end is
+//! an error.
+
+use std::sync::Arc;
+
+use parquet::basic::Encoding;
+use parquet::column::page::{Page, PageReader};
+use parquet::errors::ParquetError;
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::serialized_reader::SerializedPageReader;
+
+use super::source::Source;
+
+/// Whether the crate reads leaf `leaf`'s definition levels with its packed
+/// null-mask decoder (`packed_null_mask` in the crate's record reader).
+pub(super) fn packed_null_mask(metadata: &ParquetMetaData, leaf: usize) -> bool {
+    let descr = metadata.file_metadata().schema_descr().column(leaf);
+    descr.max_def_level() == 1 && descr.max_rep_level() == 0 && descr.self_type().is_optional()
+}
+
+/// Walks the pages of leaf `leaf` in row group `group` and checks their
+/// definition levels. Pages the crate refuses on its own are left to it.
+pub(super) fn check_group(
+    source: &Source,
+    metadata: &ParquetMetaData,
+    group: usize,
+    leaf: usize,
+) -> Result<(), ParquetError> {
+    let row_group = metadata.row_group(group);
+    let claimed = usize::try_from(row_group.num_rows()).unwrap_or(0);
+    let mut pages = SerializedPageReader::new(
+        Arc::new(source.clone()),
+        row_group.column(leaf),
+        claimed,
+        None,
+    )?;
+    let mut offset = 0u64;
+    while let Some(page) = pages.get_next_page()? {
+        let (levels, count) = match &page {
+            Page::DataPage {
+                buf,
+                num_values,
+                def_level_encoding: Encoding::RLE,
+                ..
+            } => {
+                // A 4-byte length, then the levels (no repetition levels
+                // come first: the column has none).
+                let Some(len) = buf.get(..4) else {
+                    continue;
+                };
+                let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+                let Some(levels) = buf.get(4..4usize.saturating_add(len)) else {
+                    continue;
+                };
+                (levels, *num_values as usize)
+            }
+            Page::DataPage {
+                buf,
+                num_values,
+                #[allow(deprecated)]
+                    def_level_encoding: Encoding::BIT_PACKED,
+                ..
+            } => {
+                // The crate takes ceil(count / 8) bytes for the levels
+                // without checking that the page has them.
+                let need = (*num_values as usize).div_ceil(8);
+                if need > buf.len() {
+                    return Err(ParquetError::General(format!(
+                        "data page {offset} of the column chunk: {num_values} bit-packed \
+                         definition levels need {need} bytes, the page has {}",
+                        buf.len()
+                    )));
+                }
+                offset += 1;
+                continue;
+            }
+            Page::DataPageV2 {
+                buf,
+                num_values,
+                def_levels_byte_len,
+                rep_levels_byte_len,
+                ..
+            } => {
+                let start = *rep_levels_byte_len as usize;
+                let end = start.saturating_add(*def_levels_byte_len as usize);
+                let Some(levels) = buf.get(start..end) else {
+                    return Err(ParquetError::General(format!(
+                        "data page {offset} of the column chunk: its levels \
+                         ({end} bytes) run past the page ({} bytes)",
+                        buf.len()
+                    )));
+                };
+                (levels, *num_values as usize)
+            }
+            _ => continue,
+        };
+        if let Err(e) = check_levels(levels, count) {
+            return Err(ParquetError::General(format!(
+                "data page {offset} of the column chunk: definition levels: {e}"
+            )));
+        }
+        offset += 1;
+    }
+    Ok(())
+}
+
+/// Walks an RLE/bit-packed hybrid stream of 1-bit levels as the crate's
+/// `PackedDecoder` reads `count` of them: `Err` if it would read a
+/// bit-packed run past the end of `data`.
+fn check_levels(data: &[u8], count: usize) -> Result<(), String> {
+    let (mut levels, mut at) = (0usize, 0usize);
+    while levels < count && at < data.len() {
+        // The run header: a ULEB128 varint of at most 10 bytes.
+        let mut header = 0u64;
+        let mut used = 0;
+        loop {
+            let Some(&b) = data.get(at + used) else {
+                return Ok(()); // the crate reports the cut header
+            };
+            if used < 10 {
+                header |= u64::from(b & 0x7f)
+                    .checked_shl(7 * used as u32)
+                    .unwrap_or(0);
+            }
+            used += 1;
+            if b & 0x80 == 0 || used == 10 {
+                break;
+            }
+        }
+        at += used;
+        let run = usize::try_from(header >> 1).unwrap_or(usize::MAX);
+        if header & 1 == 1 {
+            // `run` groups of 8 levels, one bit each.
+            let Some(bits) = run.checked_mul(8) else {
+                return Err(format!("a bit-packed run of {run} groups"));
+            };
+            let read = bits.min(count - levels);
+            if at.saturating_mul(8).saturating_add(read) > data.len().saturating_mul(8) {
+                return Err(format!(
+                    "a bit-packed run of {run} groups at byte {} runs past the {} bytes of levels",
+                    at - used,
+                    data.len()
+                ));
+            }
+            levels += read;
+            at = at.saturating_add(run);
+        } else {
+            // A repeated value, in one byte.
+            at += 1;
+            levels = levels.saturating_add(run);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_levels;
+
+    #[test]
+    fn bit_packed_runs_must_fit_in_the_levels() {
+        // 2 groups (16 levels) in 2 bytes; an RLE run of 5.
+        assert!(check_levels(&[0x05, 0xff, 0xff], 16).is_ok());
+        assert!(check_levels(&[0x0a, 0x01], 5).is_ok());
+        // 3 groups claimed, 2 bytes there: an error when the levels read
+        // reach the third byte, fine when fewer are read.
+        assert!(check_levels(&[0x07, 0xff, 0xff], 24).is_err());
+        assert!(check_levels(&[0x07, 0xff, 0xff], 16).is_ok());
+        // A huge claim, and a header cut short (the crate reports that).
+        assert!(check_levels(&[0xff, 0xff, 0xff, 0xff, 0x0f, 0x00], 100).is_err());
+        assert!(check_levels(&[0x80], 8).is_ok());
+    }
+}
