@@ -723,3 +723,44 @@ fn nullable_code_columns_from_other_writers_read() {
         assert_eq!(err.to_string(), "row 123: the row is null");
     }
 }
+
+/// A v1 data page whose levels are in the deprecated `BIT_PACKED`
+/// encoding and claim more bytes than the page has: the parquet crate
+/// slices them out of the page without a check (a panic); hydron walks
+/// the levels first. The page is made from a plain file of 10 rows by
+/// rewriting its header: both level encodings RLE → BIT_PACKED, and
+/// 80 values → 8 191 (the same number of bytes each).
+#[test]
+fn bit_packed_levels_longer_than_their_page_are_an_error_without_a_panic() {
+    let v = vectors(10, 15);
+    let rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .build();
+    let bytes = foreign(list_rows(&rows), Some(props));
+    assert_eq!(decode(bytes.clone()).unwrap(), v);
+    // num_values 80 (zigzag 160), encoding PLAIN, definition and
+    // repetition levels RLE (zigzag 6).
+    let header = [0x15, 0xa0, 0x01, 0x15, 0x00, 0x15, 0x06, 0x15, 0x06];
+    let at = bytes[..64]
+        .windows(header.len())
+        .position(|w| w == header)
+        .expect("the first data page header");
+    let mut bad = bytes.clone();
+    bad[at + 1..at + 3].copy_from_slice(&[0xfe, 0x7f]); // 8191
+    bad[at + 6] = 0x08; // BIT_PACKED
+    bad[at + 8] = 0x08;
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(&bad))), 0);
+    let err = result.unwrap().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("8191 bit-packed repetition levels need 1024 bytes"),
+        "{err}"
+    );
+    // Bit-packed levels that fit are read (here as what they now say).
+    let mut fits = bytes.clone();
+    fits[at + 6] = 0x08;
+    fits[at + 8] = 0x08;
+    assert_eq!(panics_during(|| drop(read_every_way(&fits))), 0);
+}

@@ -7,7 +7,9 @@
 //! panic ("offset + len out of bounds" in arrow-buffer), found by the
 //! `parquet_decode` fuzz target. Each data page's level stream is walked
 //! here as that decoder walks it, and a run it would read past the end is
-//! an error.
+//! an error. So are v1 levels in the deprecated `BIT_PACKED` encoding
+//! longer than their page (for any column), which the crate slices out of
+//! the page without checking the length.
 
 use std::sync::Arc;
 
@@ -27,7 +29,9 @@ pub(super) fn packed_null_mask(metadata: &ParquetMetaData, leaf: usize) -> bool 
 }
 
 /// Walks the pages of leaf `leaf` in row group `group` and checks their
-/// definition levels. Pages the crate refuses on its own are left to it.
+/// levels: v1 `BIT_PACKED` levels must fit in the page (the crate slices
+/// them out unchecked: a panic), and a packed null mask's runs must fit
+/// in their levels. Pages the crate refuses on its own are left to it.
 pub(super) fn check_group(
     source: &Source,
     metadata: &ParquetMetaData,
@@ -42,45 +46,70 @@ pub(super) fn check_group(
         claimed,
         None,
     )?;
+    let descr = metadata.file_metadata().schema_descr().column(leaf);
+    let (max_rep, max_def) = (descr.max_rep_level(), descr.max_def_level());
+    let packed = packed_null_mask(metadata, leaf);
     let mut offset = 0u64;
     while let Some(page) = pages.get_next_page()? {
+        let index = offset;
+        offset += 1;
+        let page_error =
+            |e: String| ParquetError::General(format!("page {index} of the column chunk: {e}"));
         let (levels, count) = match &page {
             Page::DataPage {
                 buf,
                 num_values,
-                def_level_encoding: Encoding::RLE,
+                def_level_encoding,
+                rep_level_encoding,
                 ..
             } => {
-                // A 4-byte length, then the levels (no repetition levels
-                // come first: the column has none).
-                let Some(len) = buf.get(..4) else {
-                    continue;
-                };
-                let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
-                let Some(levels) = buf.get(4..4usize.saturating_add(len)) else {
-                    continue;
-                };
-                (levels, *num_values as usize)
-            }
-            Page::DataPage {
-                buf,
-                num_values,
-                #[allow(deprecated)]
-                    def_level_encoding: Encoding::BIT_PACKED,
-                ..
-            } => {
-                // The crate takes ceil(count / 8) bytes for the levels
-                // without checking that the page has them.
-                let need = (*num_values as usize).div_ceil(8);
-                if need > buf.len() {
-                    return Err(ParquetError::General(format!(
-                        "data page {offset} of the column chunk: {num_values} bit-packed \
-                         definition levels need {need} bytes, the page has {}",
-                        buf.len()
-                    )));
+                // As the crate's `parse_v1_level` cuts the levels out:
+                // repetition levels, then definition levels.
+                let mut at = 0usize;
+                let mut def = None;
+                for (max, encoding, which) in [
+                    (max_rep, *rep_level_encoding, "repetition"),
+                    (max_def, *def_level_encoding, "definition"),
+                ] {
+                    if max == 0 {
+                        continue;
+                    }
+                    let rest = &buf[at.min(buf.len())..];
+                    let len = match encoding {
+                        Encoding::RLE => {
+                            let Some(len) = rest.get(..4) else {
+                                break; // the crate reports it
+                            };
+                            let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+                            if rest.len() - 4 < len {
+                                break;
+                            }
+                            4 + len
+                        }
+                        #[allow(deprecated)]
+                        Encoding::BIT_PACKED => {
+                            let width = (16 - max.leading_zeros()) as usize;
+                            let need = (*num_values as usize).saturating_mul(width).div_ceil(8);
+                            if need > rest.len() {
+                                return Err(page_error(format!(
+                                    "{num_values} bit-packed {which} levels need {need} bytes, \
+                                     {} are left in the page",
+                                    rest.len()
+                                )));
+                            }
+                            need
+                        }
+                        _ => break,
+                    };
+                    if which == "definition" && encoding == Encoding::RLE {
+                        def = Some(&rest[4..len]);
+                    }
+                    at += len;
                 }
-                offset += 1;
-                continue;
+                match def {
+                    Some(def) if packed => (def, *num_values as usize),
+                    _ => continue,
+                }
             }
             Page::DataPageV2 {
                 buf,
@@ -89,12 +118,14 @@ pub(super) fn check_group(
                 rep_levels_byte_len,
                 ..
             } => {
+                if !packed {
+                    continue;
+                }
                 let start = *rep_levels_byte_len as usize;
                 let end = start.saturating_add(*def_levels_byte_len as usize);
                 let Some(levels) = buf.get(start..end) else {
-                    return Err(ParquetError::General(format!(
-                        "data page {offset} of the column chunk: its levels \
-                         ({end} bytes) run past the page ({} bytes)",
+                    return Err(page_error(format!(
+                        "its levels ({end} bytes) run past the page ({} bytes)",
                         buf.len()
                     )));
                 };
@@ -102,12 +133,7 @@ pub(super) fn check_group(
             }
             _ => continue,
         };
-        if let Err(e) = check_levels(levels, count) {
-            return Err(ParquetError::General(format!(
-                "data page {offset} of the column chunk: definition levels: {e}"
-            )));
-        }
-        offset += 1;
+        check_levels(levels, count).map_err(|e| page_error(format!("definition levels: {e}")))?;
     }
     Ok(())
 }

@@ -29,12 +29,17 @@ struct PageSizes {
     compressed: i64,
     page_type: Option<i64>,
     encoding: Option<i64>,
+    /// A v1 data page whose repetition or definition levels are in the
+    /// deprecated `BIT_PACKED` encoding.
+    bit_packed_levels: bool,
 }
 
 /// Page types (`parquet.thrift`'s `PageType`).
 const DATA_PAGE: i64 = 0;
 const DICTIONARY_PAGE: i64 = 2;
 const DATA_PAGE_V2: i64 = 3;
+/// The deprecated level encoding `BIT_PACKED`.
+const BIT_PACKED: i64 = 4;
 /// The encodings that read values from a dictionary page
 /// (`PLAIN_DICTIONARY`, `RLE_DICTIONARY`).
 const DICTIONARY_ENCODINGS: [i64; 2] = [2, 8];
@@ -48,13 +53,15 @@ pub(super) struct TooLarge {
 }
 
 /// Walks the pages of the column chunk at `start..start + len`. `Ok(Err)`
-/// is a page over `limit` bytes uncompressed.
+/// is a page over `limit` bytes uncompressed; `Ok(Ok(true))` says that a
+/// v1 data page has `BIT_PACKED` levels (whose length the crate does not
+/// check against the page: see `levels`).
 pub(super) fn check_chunk(
     source: &Source,
     start: i64,
     len: i64,
     limit: u64,
-) -> Result<Result<(), TooLarge>, ParquetError> {
+) -> Result<Result<bool, TooLarge>, ParquetError> {
     let (Ok(start), Ok(len)) = (u64::try_from(start), u64::try_from(len)) else {
         return Err(ParquetError::General(format!(
             "a column chunk has a negative offset or length ({start}, {len})"
@@ -70,6 +77,7 @@ pub(super) fn check_chunk(
     };
     let mut offset = start;
     let mut dictionary_seen = false;
+    let mut bit_packed_levels = false;
     while offset < end {
         let mut reader = source.get_read(offset)?.take(end - offset);
         let sizes = read_page_sizes(&mut reader).map_err(|e| {
@@ -86,6 +94,7 @@ pub(super) fn check_chunk(
                 claimed: sizes.uncompressed as u64,
             }));
         }
+        bit_packed_levels |= sizes.bit_packed_levels;
         match sizes.page_type {
             Some(DICTIONARY_PAGE) => dictionary_seen = true,
             Some(DATA_PAGE | DATA_PAGE_V2)
@@ -111,7 +120,7 @@ pub(super) fn check_chunk(
                 ))
             })?;
     }
-    Ok(Ok(()))
+    Ok(Ok(bit_packed_levels))
 }
 
 /// Reads one Thrift compact-protocol `PageHeader`, keeping fields 1
@@ -121,7 +130,7 @@ pub(super) fn check_chunk(
 fn read_page_sizes(r: &mut impl Read) -> Result<PageSizes, String> {
     let mut input = Counting { inner: r, read: 0 };
     let mut sizes = (None, None);
-    let (mut page_type, mut v1_encoding, mut v2_encoding) = (None, None, None);
+    let (mut page_type, mut v1_fields, mut v2_encoding) = (None, [None; 3], None);
     let mut last_id = 0i16;
     loop {
         let header = input.byte()?;
@@ -138,8 +147,9 @@ fn read_page_sizes(r: &mut impl Read) -> Result<PageSizes, String> {
             (1, 5) => page_type = Some(zigzag(input.varint()?)),
             (2, 5) => sizes.0 = Some(zigzag(input.varint()?)),
             (3, 5) => sizes.1 = Some(zigzag(input.varint()?)),
-            (5, 12) => v1_encoding = struct_i32(&mut input, 2)?,
-            (8, 12) => v2_encoding = struct_i32(&mut input, 4)?,
+            // encoding, definition_level_encoding, repetition_level_encoding
+            (5, 12) => v1_fields = struct_i32s(&mut input, [2, 3, 4])?,
+            (8, 12) => v2_encoding = struct_i32s(&mut input, [4, 0, 0])?[0],
             _ => skip(&mut input, kind, 0)?,
         }
     }
@@ -151,19 +161,25 @@ fn read_page_sizes(r: &mut impl Read) -> Result<PageSizes, String> {
             page_type,
             // The header the crate reads for the page's type.
             encoding: match page_type {
-                Some(DATA_PAGE) => v1_encoding,
+                Some(DATA_PAGE) => v1_fields[0],
                 Some(DATA_PAGE_V2) => v2_encoding,
                 _ => None,
             },
+            bit_packed_levels: page_type == Some(DATA_PAGE)
+                && v1_fields[1..].contains(&Some(BIT_PACKED)),
         }),
         _ => Err("the page sizes are missing".to_string()),
     }
 }
 
-/// Reads a struct (after its field header), keeping its i32 field
-/// `wanted` (the last one, if repeated) and skipping the rest.
-fn struct_i32(input: &mut Counting<'_, impl Read>, wanted: i16) -> Result<Option<i64>, String> {
-    let mut value = None;
+/// Reads a struct (after its field header), keeping its i32 fields
+/// `wanted` (the last value of each, if repeated; id 0: none) and
+/// skipping the rest.
+fn struct_i32s(
+    input: &mut Counting<'_, impl Read>,
+    wanted: [i16; 3],
+) -> Result<[Option<i64>; 3], String> {
+    let mut value = [None; 3];
     let mut last_id = 0i16;
     loop {
         let header = input.byte()?;
@@ -176,8 +192,8 @@ fn struct_i32(input: &mut Counting<'_, impl Read>, wanted: i16) -> Result<Option
             delta => last_id.wrapping_add(i16::from(delta)),
         };
         last_id = id;
-        if id == wanted && kind == 5 {
-            value = Some(zigzag(input.varint()?));
+        if let Some(k) = wanted.iter().position(|&w| w == id && w != 0 && kind == 5) {
+            value[k] = Some(zigzag(input.varint()?));
         } else {
             skip(input, kind, 1)?;
         }
@@ -342,6 +358,7 @@ mod tests {
                 compressed: 5000,
                 page_type: Some(0),
                 encoding: None,
+                bit_packed_levels: false,
             }
         );
     }
@@ -365,7 +382,7 @@ mod tests {
         let source = Source::Bytes(two.clone().into());
         assert_eq!(
             check_chunk(&source, 0, two.len() as i64, 1 << 26).unwrap(),
-            Ok(())
+            Ok(false)
         );
         // A chunk cut inside its second page, a chunk past the data, a
         // negative offset, and a header cut short.
@@ -408,7 +425,7 @@ mod tests {
         let data = pages.concat();
         let source = Source::Bytes(data.clone().into());
         match check_chunk(&source, 0, data.len() as i64, 1 << 20) {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(_)) => Ok(()),
             Ok(Err(too_large)) => panic!("{too_large:?}"),
             Err(e) => Err(e.to_string()),
         }

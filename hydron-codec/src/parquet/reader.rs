@@ -491,7 +491,7 @@ impl ParquetReader {
                 }
                 let index = self.next_group;
                 self.next_group += 1;
-                let leaves = self.check_pages(index)?;
+                let (leaves, bit_packed) = self.check_pages(index)?;
                 if let Some(rows) = self.read_fast(index, &leaves, vectors)? {
                     if rows > 0 {
                         return Ok(rows);
@@ -500,7 +500,7 @@ impl ParquetReader {
                 }
                 for &leaf in &leaves {
                     let meta = self.metadata.metadata();
-                    if levels::packed_null_mask(meta, leaf) {
+                    if bit_packed.contains(&leaf) || levels::packed_null_mask(meta, leaf) {
                         guarded(Some(index), || {
                             levels::check_group(&self.source, meta, index, leaf)
                         })?;
@@ -567,14 +567,16 @@ impl ParquetReader {
     }
 
     /// Checks the page headers of the row group's leaf columns under the
-    /// column read, and returns those leaves.
-    fn check_pages(&self, group: usize) -> Result<Vec<usize>, CodecError> {
+    /// column read, and returns those leaves, and those of them with v1 data
+    /// pages whose levels are `BIT_PACKED`.
+    fn check_pages(&self, group: usize) -> Result<(Vec<usize>, Vec<usize>), CodecError> {
         let parquet_meta = self.metadata.metadata();
         let descr = parquet_meta.file_metadata().schema_descr();
         let row_group = parquet_meta.row_group(group);
         let leaves: Vec<usize> = (0..descr.num_columns())
             .filter(|&leaf| descr.get_column_root_idx(leaf) == self.column)
             .collect();
+        let mut bit_packed = Vec::new();
         for &leaf in &leaves {
             let chunk = row_group.column(leaf);
             let start = chunk
@@ -590,16 +592,20 @@ impl ParquetReader {
                 row_group: Some(group),
                 error,
             })?;
-            if let Err(too_large) = checked {
-                return Err(CodecError::PageTooLarge {
-                    row_group: group,
-                    offset: too_large.offset,
-                    claimed: too_large.claimed,
-                    limit: self.options.get_max_page_bytes(),
-                });
+            match checked {
+                Ok(true) => bit_packed.push(leaf),
+                Ok(false) => {}
+                Err(too_large) => {
+                    return Err(CodecError::PageTooLarge {
+                        row_group: group,
+                        offset: too_large.offset,
+                        claimed: too_large.claimed,
+                        limit: self.options.get_max_page_bytes(),
+                    });
+                }
             }
         }
-        Ok(leaves)
+        Ok((leaves, bit_packed))
     }
 
     /// Reads the row group through the fast path when the column is a list
