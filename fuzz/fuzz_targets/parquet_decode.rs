@@ -79,7 +79,9 @@ fn read_vectors(data: &[u8], policy: Policy, batch: usize) -> Result<Vec<Gf8>, S
 }
 
 fn read_codes(data: &[u8]) -> Result<Vec<E8Root>, Stop> {
-    let mut reader = ParquetReader::codes_from_bytes(data.to_vec()).map_err(check_error)?;
+    let options = ParquetReadOptions::new().max_page_bytes(MAX_PAGE_BYTES);
+    let mut reader =
+        ParquetReader::codes_from_bytes_with(data.to_vec(), options).map_err(check_error)?;
     let mut out = Vec::new();
     for _ in 0..MAX_CHUNKS {
         let before = out.len();

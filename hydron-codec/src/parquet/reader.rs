@@ -301,8 +301,31 @@ impl ParquetReader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn codes_from_bytes(bytes: impl Into<bytes::Bytes>) -> Result<ParquetReader, CodecError> {
+        ParquetReader::codes_from_bytes_with(bytes, ParquetReadOptions::new())
+    }
+
+    /// Reads the code column of a Parquet file held in memory, with
+    /// options (a smaller [`ParquetReadOptions::max_page_bytes`] for
+    /// untrusted input, a column name).
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_core::E8Root;
+    /// let mut e = ParquetEncoder::new_codes(Vec::new(), ParquetOptions::new())?;
+    /// e.write_codes(&[E8Root::new(7)?])?;
+    /// let opts = ParquetReadOptions::new().max_page_bytes(1 << 20).column("code");
+    /// let mut reader = ParquetReader::codes_from_bytes_with(e.finish()?, opts)?;
+    /// let mut out = Vec::new();
+    /// reader.read_codes_chunk(&mut out)?;
+    /// assert_eq!(out[0].code(), 7);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn codes_from_bytes_with(
+        bytes: impl Into<bytes::Bytes>,
+        options: ParquetReadOptions,
+    ) -> Result<ParquetReader, CodecError> {
         let source = Source::Bytes(bytes.into());
-        ParquetReader::new(source, None, Target::Codes, ParquetReadOptions::new())
+        ParquetReader::new(source, None, Target::Codes, options)
     }
 
     fn new(
