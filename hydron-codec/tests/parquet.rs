@@ -764,3 +764,21 @@ fn bit_packed_levels_longer_than_their_page_are_an_error_without_a_panic() {
     fits[at + 8] = 0x08;
     assert_eq!(panics_during(|| drop(read_every_way(&fits))), 0);
 }
+
+/// Found by the `parquet_decode` fuzz target: a level stream whose run
+/// header is a varint of more than 10 bytes; the parquet crate's
+/// `get_vlq_int` panics on it ("attempt to shift left with overflow", or
+/// its length assertion). hydron walks the level streams of every row
+/// group the fast path does not read before the crate decodes them.
+#[test]
+fn a_level_run_header_over_10_bytes_is_an_error_without_a_panic() {
+    let bytes = include_bytes!("regressions/parquet_decode-level-run-header-over-10-bytes");
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(bytes))), 0);
+    let err = result.unwrap().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("is a varint of more than 10 bytes"),
+        "{err}"
+    );
+}

@@ -30,8 +30,9 @@ pub(super) fn packed_null_mask(metadata: &ParquetMetaData, leaf: usize) -> bool 
 
 /// Walks the pages of leaf `leaf` in row group `group` and checks their
 /// levels: v1 `BIT_PACKED` levels must fit in the page (the crate slices
-/// them out unchecked: a panic), and a packed null mask's runs must fit
-/// in their levels. Pages the crate refuses on its own are left to it.
+/// them out unchecked: a panic), RLE run headers must be varints of at
+/// most 10 bytes, and a packed null mask's runs must fit in their levels.
+/// Pages the crate refuses on its own are left to it.
 pub(super) fn check_group(
     source: &Source,
     metadata: &ParquetMetaData,
@@ -101,8 +102,13 @@ pub(super) fn check_group(
                         }
                         _ => break,
                     };
-                    if which == "definition" && encoding == Encoding::RLE {
-                        def = Some(&rest[4..len]);
+                    if encoding == Encoding::RLE {
+                        let width = (16 - max.leading_zeros()) as usize;
+                        check_run_headers(&rest[4..len], width, *num_values as usize)
+                            .map_err(|e| page_error(format!("{which} levels: {e}")))?;
+                        if which == "definition" {
+                            def = Some(&rest[4..len]);
+                        }
                     }
                     at += len;
                 }
@@ -118,22 +124,71 @@ pub(super) fn check_group(
                 rep_levels_byte_len,
                 ..
             } => {
-                if !packed {
-                    continue;
-                }
                 let start = *rep_levels_byte_len as usize;
                 let end = start.saturating_add(*def_levels_byte_len as usize);
-                let Some(levels) = buf.get(start..end) else {
+                let (Some(rep), Some(levels)) = (buf.get(..start), buf.get(start..end)) else {
                     return Err(page_error(format!(
                         "its levels ({end} bytes) run past the page ({} bytes)",
                         buf.len()
                     )));
                 };
-                (levels, *num_values as usize)
+                let count = *num_values as usize;
+                for (max, stream, which) in [
+                    (max_rep, rep, "repetition"),
+                    (max_def, levels, "definition"),
+                ] {
+                    if max > 0 {
+                        let width = (16 - max.leading_zeros()) as usize;
+                        check_run_headers(stream, width, count)
+                            .map_err(|e| page_error(format!("{which} levels: {e}")))?;
+                    }
+                }
+                if !packed {
+                    continue;
+                }
+                (levels, count)
             }
             _ => continue,
         };
         check_levels(levels, count).map_err(|e| page_error(format!("definition levels: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Walks the run headers of an RLE/bit-packed hybrid stream of `width`-bit
+/// levels as the crate's `RleDecoder` reads `count` of them: `Err` if a
+/// header is a varint of more than 10 bytes with more data after it (the
+/// crate's `get_vlq_int` panics: "attempt to shift left with overflow", or
+/// its length assertion), found by the `parquet_decode` fuzz target.
+fn check_run_headers(data: &[u8], width: usize, count: usize) -> Result<(), String> {
+    let (mut levels, mut at) = (0usize, 0usize);
+    while levels < count && at < data.len() {
+        let mut header = 0u64;
+        let mut used = 0usize;
+        loop {
+            let Some(&b) = data.get(at + used) else {
+                return Ok(()); // the stream ends: the crate stops there
+            };
+            if used == 10 {
+                return Err(format!(
+                    "the run header at byte {at} is a varint of more than 10 bytes"
+                ));
+            }
+            header |= u64::from(b & 0x7f) << (7 * used);
+            used += 1;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        at += used;
+        let run = usize::try_from(header >> 1).unwrap_or(usize::MAX);
+        if header & 1 == 1 {
+            levels = levels.saturating_add(run.saturating_mul(8));
+            at = at.saturating_add(run.saturating_mul(width));
+        } else {
+            levels = levels.saturating_add(run);
+            at = at.saturating_add(width.div_ceil(8));
+        }
     }
     Ok(())
 }
@@ -203,5 +258,22 @@ mod tests {
         // A huge claim, and a header cut short (the crate reports that).
         assert!(check_levels(&[0xff, 0xff, 0xff, 0xff, 0x0f, 0x00], 100).is_err());
         assert!(check_levels(&[0x80], 8).is_ok());
+    }
+
+    #[test]
+    fn run_headers_of_more_than_10_bytes_are_errors() {
+        use super::check_run_headers;
+        // An RLE run of 8 ones, then a header of 11 bytes.
+        let mut data = vec![0x10, 0x01];
+        data.extend([0x80; 10]);
+        data.push(0x01);
+        assert!(check_run_headers(&data, 1, 100).is_err());
+        // Fewer levels wanted: the crate never reads that header.
+        assert!(check_run_headers(&data, 1, 8).is_ok());
+        // A header cut short at the end of the data is the crate's to report.
+        assert!(check_run_headers(&data[..12], 1, 100).is_ok());
+        // Ten bytes are fine.
+        let ten = [0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00];
+        assert!(check_run_headers(&ten, 1, 8).is_ok());
     }
 }

@@ -514,20 +514,22 @@ impl ParquetReader {
                 }
                 let index = self.next_group;
                 self.next_group += 1;
-                let (leaves, bit_packed) = self.check_pages(index)?;
+                let leaves = self.check_pages(index)?;
                 if let Some(rows) = self.read_fast(index, &leaves, vectors)? {
                     if rows > 0 {
                         return Ok(rows);
                     }
                     continue;
                 }
+                // The level streams, before the crate's decoders (which
+                // panic on some malformed ones) read them: one more pass
+                // over the pages of a row group the fast path did not
+                // take.
                 for &leaf in &leaves {
                     let meta = self.metadata.metadata();
-                    if bit_packed.contains(&leaf) || levels::packed_null_mask(meta, leaf) {
-                        guarded(Some(index), || {
-                            levels::check_group(&self.source, meta, index, leaf)
-                        })?;
-                    }
+                    guarded(Some(index), || {
+                        levels::check_group(&self.source, meta, index, leaf)
+                    })?;
                 }
                 let batches = self.batch_reader(index)?;
                 self.current = Some(Group {
@@ -590,16 +592,14 @@ impl ParquetReader {
     }
 
     /// Checks the page headers of the row group's leaf columns under the
-    /// column read, and returns those leaves, and those of them with v1 data
-    /// pages whose levels are `BIT_PACKED`.
-    fn check_pages(&self, group: usize) -> Result<(Vec<usize>, Vec<usize>), CodecError> {
+    /// column read, and returns those leaves.
+    fn check_pages(&self, group: usize) -> Result<Vec<usize>, CodecError> {
         let parquet_meta = self.metadata.metadata();
         let descr = parquet_meta.file_metadata().schema_descr();
         let row_group = parquet_meta.row_group(group);
         let leaves: Vec<usize> = (0..descr.num_columns())
             .filter(|&leaf| descr.get_column_root_idx(leaf) == self.column)
             .collect();
-        let mut bit_packed = Vec::new();
         for &leaf in &leaves {
             let chunk = row_group.column(leaf);
             let start = chunk
@@ -616,8 +616,7 @@ impl ParquetReader {
                 error,
             })?;
             match checked {
-                Ok(true) => bit_packed.push(leaf),
-                Ok(false) => {}
+                Ok(_) => {}
                 Err(too_large) => {
                     return Err(CodecError::PageTooLarge {
                         row_group: group,
@@ -628,7 +627,7 @@ impl ParquetReader {
                 }
             }
         }
-        Ok((leaves, bit_packed))
+        Ok(leaves)
     }
 
     /// Reads the row group through the fast path when the column is a list
