@@ -783,18 +783,29 @@ fn a_level_run_header_over_10_bytes_is_an_error_without_a_panic() {
     );
 }
 
-/// OPEN (found by `parquet_decode` on 2026-11-25, not fixed yet): a data
-/// page in `BYTE_STREAM_SPLIT` encoding whose values section is shorter
-/// than its value count needs; the parquet crate's decoder indexes past
-/// it ("index out of bounds" in `join_streams_const`). hydron catches the
-/// panic as `CodecError::Parquet`, so reading fails cleanly, but the panic
-/// happens (and aborts a `panic = "abort"` build). Run with `--ignored`.
+/// Found by the `parquet_decode` fuzz target: a data page in
+/// `BYTE_STREAM_SPLIT` encoding whose values section is shorter than the
+/// values the page holds; the parquet crate's decoder indexes past it
+/// ("index out of bounds" in `join_streams_const`). hydron's level pass
+/// counts the page's values and refuses it first.
 #[test]
-#[ignore = "open finding: BYTE_STREAM_SPLIT values shorter than the page's count (docs/fuzzing.md)"]
-fn byte_stream_split_values_shorter_than_their_count_do_not_panic() {
-    let bytes = include_bytes!("open-findings/parquet_decode-byte-stream-split-values-short");
+fn byte_stream_split_values_shorter_than_their_count_are_an_error_without_a_panic() {
+    let bytes = include_bytes!("regressions/parquet_decode-byte-stream-split-values-short");
+    let mut result = None;
     let panics = panics_during(|| {
-        let _ = std::panic::catch_unwind(|| read_every_way(bytes));
+        result = Some(
+            ParquetReader::codes_from_bytes(bytes.to_vec()).and_then(|mut r| {
+                let mut out = Vec::new();
+                while r.read_codes_chunk(&mut out)? > 0 {}
+                Ok(out)
+            }),
+        );
+        let _ = read_every_way(bytes);
     });
     assert_eq!(panics, 0);
+    let err = result.unwrap().unwrap_err();
+    assert!(
+        err.to_string().contains("BYTE_STREAM_SPLIT values"),
+        "{err}"
+    );
 }

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use parquet::basic::Encoding;
+use parquet::basic::{Encoding, Type as PhysicalType};
 use parquet::column::page::{Page, PageReader};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::ParquetMetaData;
@@ -50,6 +50,13 @@ pub(super) fn check_group(
     let descr = metadata.file_metadata().schema_descr().column(leaf);
     let (max_rep, max_def) = (descr.max_rep_level(), descr.max_def_level());
     let packed = packed_null_mask(metadata, leaf);
+    // The width of a value in BYTE_STREAM_SPLIT (0: not checked).
+    let split_width = match descr.physical_type() {
+        PhysicalType::INT32 | PhysicalType::FLOAT => 4,
+        PhysicalType::INT64 | PhysicalType::DOUBLE => 8,
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => usize::try_from(descr.type_length()).unwrap_or(0),
+        _ => 0,
+    };
     let mut offset = 0u64;
     while let Some(page) = pages.get_next_page()? {
         let index = offset;
@@ -60,6 +67,7 @@ pub(super) fn check_group(
             Page::DataPage {
                 buf,
                 num_values,
+                encoding,
                 def_level_encoding,
                 rep_level_encoding,
                 ..
@@ -68,6 +76,7 @@ pub(super) fn check_group(
                 // repetition levels, then definition levels.
                 let mut at = 0usize;
                 let mut def = None;
+                let mut cut = true;
                 for (max, encoding, which) in [
                     (max_rep, *rep_level_encoding, "repetition"),
                     (max_def, *def_level_encoding, "definition"),
@@ -79,10 +88,12 @@ pub(super) fn check_group(
                     let len = match encoding {
                         Encoding::RLE => {
                             let Some(len) = rest.get(..4) else {
+                                cut = false;
                                 break; // the crate reports it
                             };
                             let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
                             if rest.len() - 4 < len {
+                                cut = false;
                                 break;
                             }
                             4 + len
@@ -100,7 +111,10 @@ pub(super) fn check_group(
                             }
                             need
                         }
-                        _ => break,
+                        _ => {
+                            cut = false;
+                            break;
+                        }
                     };
                     if encoding == Encoding::RLE {
                         let width = (16 - max.leading_zeros()) as usize;
@@ -112,6 +126,19 @@ pub(super) fn check_group(
                     }
                     at += len;
                 }
+                if cut && *encoding == Encoding::BYTE_STREAM_SPLIT {
+                    // The values the crate decodes: all, or those whose
+                    // definition level is the maximum.
+                    let values = match (max_def, def) {
+                        (0, _) => Some(*num_values as usize),
+                        (max, Some(def)) => Some(count_at(def, max, *num_values as usize)),
+                        _ => None,
+                    };
+                    if let Some(values) = values {
+                        check_split(&buf[at.min(buf.len())..], values, split_width)
+                            .map_err(page_error)?;
+                    }
+                }
                 match def {
                     Some(def) if packed => (def, *num_values as usize),
                     _ => continue,
@@ -120,6 +147,8 @@ pub(super) fn check_group(
             Page::DataPageV2 {
                 buf,
                 num_values,
+                num_nulls,
+                encoding,
                 def_levels_byte_len,
                 rep_levels_byte_len,
                 ..
@@ -143,6 +172,10 @@ pub(super) fn check_group(
                             .map_err(|e| page_error(format!("{which} levels: {e}")))?;
                     }
                 }
+                if *encoding == Encoding::BYTE_STREAM_SPLIT {
+                    let values = num_values.saturating_sub(*num_nulls) as usize;
+                    check_split(&buf[end..], values, split_width).map_err(page_error)?;
+                }
                 if !packed {
                     continue;
                 }
@@ -153,6 +186,75 @@ pub(super) fn check_group(
         check_levels(levels, count).map_err(|e| page_error(format!("definition levels: {e}")))?;
     }
     Ok(())
+}
+
+/// A `BYTE_STREAM_SPLIT` values section must hold `count` values of
+/// `width` bytes: the crate's decoder indexes it for as many values as it
+/// is asked for, unchecked (a panic, found by the `parquet_decode` fuzz
+/// target).
+fn check_split(values: &[u8], count: usize, width: usize) -> Result<(), String> {
+    if width > 0 && values.len() / width < count {
+        return Err(format!(
+            "BYTE_STREAM_SPLIT values: {count} values of {width} bytes, {} bytes there",
+            values.len()
+        ));
+    }
+    Ok(())
+}
+
+/// How many of the first `count` levels of the RLE/bit-packed hybrid
+/// stream `data` equal `max` (the non-null values); a malformed stream
+/// counts what it holds.
+fn count_at(data: &[u8], max: i16, count: usize) -> usize {
+    let width = (16 - max.leading_zeros()) as usize;
+    let max = max as u64;
+    let (mut levels, mut at, mut found) = (0usize, 0usize, 0usize);
+    while levels < count && at < data.len() {
+        let mut header = 0u64;
+        let mut used = 0usize;
+        loop {
+            let Some(&b) = data.get(at + used) else {
+                return found;
+            };
+            if used == 10 {
+                return found;
+            }
+            header |= u64::from(b & 0x7f) << (7 * used);
+            used += 1;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        at += used;
+        let run = usize::try_from(header >> 1).unwrap_or(usize::MAX);
+        if header & 1 == 1 {
+            let n = run.saturating_mul(8).min(count - levels);
+            for k in 0..n {
+                let mut value = 0u64;
+                for bit in 0..width {
+                    let at_bit = (at * 8).saturating_add(k * width + bit);
+                    let byte = data.get(at_bit / 8).copied().unwrap_or(0);
+                    value |= u64::from(byte >> (at_bit % 8) & 1) << bit;
+                }
+                found += usize::from(value == max);
+            }
+            levels += n;
+            at = at.saturating_add(run.saturating_mul(width));
+        } else {
+            let bytes = width.div_ceil(8);
+            let mut value = 0u64;
+            for (i, &b) in data.iter().skip(at).take(bytes).enumerate() {
+                value |= u64::from(b) << (8 * i);
+            }
+            let n = run.min(count - levels);
+            if value == max {
+                found += n;
+            }
+            levels += n;
+            at = at.saturating_add(bytes);
+        }
+    }
+    found
 }
 
 /// Walks the run headers of an RLE/bit-packed hybrid stream of `width`-bit
@@ -258,6 +360,18 @@ mod tests {
         // A huge claim, and a header cut short (the crate reports that).
         assert!(check_levels(&[0xff, 0xff, 0xff, 0xff, 0x0f, 0x00], 100).is_err());
         assert!(check_levels(&[0x80], 8).is_ok());
+    }
+
+    #[test]
+    fn split_values_must_cover_the_non_null_count() {
+        use super::{check_split, count_at};
+        // 3 levels of max 1 as RLE: 1 (x2), then 0 (x1): 2 values.
+        assert_eq!(count_at(&[0x04, 0x01, 0x02, 0x00], 1, 3), 2);
+        // Bit-packed 1, 0, 1, 1, 0, 0, 0, 0: 3 values.
+        assert_eq!(count_at(&[0x03, 0b0000_1101], 1, 8), 3);
+        assert!(check_split(&[0; 8], 2, 4).is_ok());
+        assert!(check_split(&[0; 7], 2, 4).is_err());
+        assert!(check_split(&[], 0, 8).is_ok());
     }
 
     #[test]
