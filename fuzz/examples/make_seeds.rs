@@ -7,10 +7,18 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use ::parquet::arrow::ArrowWriter;
+use ::parquet::basic::Compression as PqCompression;
+use ::parquet::file::properties::{WriterProperties, WriterVersion};
+use arrow_array::types::{Float32Type, Float64Type};
+use arrow_array::{ArrayRef, FixedSizeListArray, Float32Array, ListArray, RecordBatch, UInt8Array};
+use arrow_schema::{DataType, Field, Schema};
 use hydron_codec::file::{self, FileOptions, Format};
 use hydron_codec::fory::{self as hfory, Gf8Batch};
 use hydron_codec::json;
+use hydron_codec::parquet::{Compression, ParquetEncoder, ParquetOptions};
 use hydron_core::{E8Root, Gf8, E8_ROOTS};
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) {
@@ -29,6 +37,40 @@ fn sample(n: usize) -> Vec<Gf8> {
             Gf8::normalize(coords).expect("a finite non-zero vector")
         })
         .collect()
+}
+
+/// A Parquet file of one column `name` holding `array`, written by the
+/// parquet crate itself (no hydron checksums), as other tools would.
+fn foreign(name: &str, array: ArrayRef, props: WriterProperties) -> Vec<u8> {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        name,
+        array.data_type().clone(),
+        true,
+    )]));
+    let batch = RecordBatch::try_new(Arc::clone(&schema), vec![array]).expect("a record batch");
+    let mut w = ArrowWriter::try_new(Vec::new(), schema, Some(props)).expect("a writer");
+    w.write(&batch).expect("the batch is written");
+    w.into_inner().expect("the writer finishes")
+}
+
+/// Rows as a plain `LIST<float>` column, nulls where `None`.
+fn list_rows(rows: &[Option<Vec<Option<f32>>>]) -> ArrayRef {
+    Arc::new(ListArray::from_iter_primitive::<Float32Type, _, _>(
+        rows.iter().cloned(),
+    ))
+}
+
+fn rows_of(vectors: &[Gf8]) -> Vec<Option<Vec<Option<f32>>>> {
+    vectors
+        .iter()
+        .map(|g| Some(g.to_array().iter().map(|&x| Some(x)).collect()))
+        .collect()
+}
+
+/// `n` vectors cycling through the E8 roots (they compress well, so large
+/// seeds stay small).
+fn roots_cycled(n: usize) -> Vec<Gf8> {
+    (0..n).map(|i| E8_ROOTS[(i * 7) % 240]).collect()
 }
 
 fn main() {
@@ -111,6 +153,161 @@ fn main() {
         &d,
         "numbers_edge.json",
         b"[[3.4028235e38,0,0,0,0,0,0,0],[1.17549435e-38,0,0,0,0,0,0,0.7071067811865476]]",
+    );
+    // parquet_decode: hydron's own files (vectors and codes) and other
+    // writers' layouts.
+    let d = dir("parquet_decode");
+    let hydron = |v: &[Gf8], compression, rows| {
+        let options = ParquetOptions::new()
+            .compression(compression)
+            .row_group_vectors(rows);
+        let mut e = ParquetEncoder::new(Vec::new(), options).expect("an encoder");
+        e.write(v).expect("valid vectors encode");
+        e.finish().expect("the encoder finishes")
+    };
+    for (n, compression, rows, name) in [
+        (0, Compression::Snappy, 1 << 18, "hydron_0_snappy"),
+        (
+            1,
+            Compression::Uncompressed,
+            1 << 18,
+            "hydron_1_uncompressed",
+        ),
+        (7, Compression::Snappy, 3, "hydron_7_snappy_groups_of_3"),
+        (7, Compression::Zstd(3), 1 << 18, "hydron_7_zstd"),
+        (
+            7,
+            Compression::Uncompressed,
+            2,
+            "hydron_7_uncompressed_groups_of_2",
+        ),
+    ] {
+        write(
+            &d,
+            &format!("{name}.parquet"),
+            &hydron(&sample(n), compression, rows),
+        );
+    }
+    write(
+        &d,
+        "hydron_1000_roots_zstd_groups_of_300.parquet",
+        &hydron(&roots_cycled(1000), Compression::Zstd(3), 300),
+    );
+    write(
+        &d,
+        "hydron_1000_roots_snappy.parquet",
+        &hydron(&roots_cycled(1000), Compression::Snappy, 1 << 18),
+    );
+    write(
+        &d,
+        "hydron_nan_and_long.parquet",
+        &hydron(&[nan, long, Gf8::ZERO], Compression::Uncompressed, 1 << 18),
+    );
+    for (codes, compression, rows, name) in [
+        (&roots[..0], Compression::Snappy, 1 << 18, "codes_0"),
+        (
+            &roots[..],
+            Compression::Zstd(3),
+            100,
+            "codes_240_zstd_groups_of_100",
+        ),
+        (
+            &roots[3..10],
+            Compression::Uncompressed,
+            1 << 18,
+            "codes_7_uncompressed",
+        ),
+    ] {
+        let options = ParquetOptions::new()
+            .compression(compression)
+            .row_group_vectors(rows);
+        let mut e = ParquetEncoder::new_codes(Vec::new(), options).expect("an encoder");
+        e.write_codes(codes).expect("codes encode");
+        write(
+            &d,
+            &format!("{name}.parquet"),
+            &e.finish().expect("the encoder finishes"),
+        );
+    }
+    let small = || {
+        WriterProperties::builder()
+            .set_max_row_group_row_count(Some(5))
+            .set_data_page_row_count_limit(3)
+            .set_write_batch_size(2)
+    };
+    let plain_v1 = || small().set_dictionary_enabled(false).build();
+    let plain_v2 = || {
+        small()
+            .set_dictionary_enabled(false)
+            .set_writer_version(WriterVersion::PARQUET_2_0)
+            .set_compression(PqCompression::SNAPPY)
+            .build()
+    };
+    let dictionary = || small().build();
+    let v = sample(12);
+    write(
+        &d,
+        "list_plain_v1.parquet",
+        &foreign("vector", list_rows(&rows_of(&v)), plain_v1()),
+    );
+    write(
+        &d,
+        "list_plain_v2_snappy.parquet",
+        &foreign("embedding", list_rows(&rows_of(&v)), plain_v2()),
+    );
+    write(
+        &d,
+        "list_dictionary.parquet",
+        &foreign("vector", list_rows(&rows_of(&v)), dictionary()),
+    );
+    let flat = Float32Array::from(v.iter().flat_map(|g| g.to_array()).collect::<Vec<_>>());
+    let item = Arc::new(Field::new("item", DataType::Float32, true));
+    let fsl: ArrayRef = Arc::new(FixedSizeListArray::new(item, 8, Arc::new(flat), None));
+    write(
+        &d,
+        "fixed_size_list_v2.parquet",
+        &foreign("vector", Arc::clone(&fsl), plain_v2()),
+    );
+    write(
+        &d,
+        "fixed_size_list_dictionary.parquet",
+        &foreign("vector", fsl, dictionary()),
+    );
+    let mut with_nulls = rows_of(&v[..6]);
+    with_nulls[2] = None;
+    with_nulls[4].as_mut().expect("a row")[5] = None;
+    write(
+        &d,
+        "list_nulls_v1.parquet",
+        &foreign("vector", list_rows(&with_nulls), plain_v1()),
+    );
+    write(
+        &d,
+        "list_nulls_v2.parquet",
+        &foreign("vector", list_rows(&with_nulls), plain_v2()),
+    );
+    let mut seven = rows_of(&v[..4]);
+    seven[1].as_mut().expect("a row").pop();
+    write(
+        &d,
+        "list_row_of_7.parquet",
+        &foreign("vector", list_rows(&seven), plain_v1()),
+    );
+    let doubles = ListArray::from_iter_primitive::<Float64Type, _, _>(
+        v[..3]
+            .iter()
+            .map(|g| Some(g.to_array().map(|x| Some(f64::from(x))))),
+    );
+    write(
+        &d,
+        "list_float64.parquet",
+        &foreign("vector", Arc::new(doubles), plain_v1()),
+    );
+    let codes = UInt8Array::from((0..20u8).map(|i| i * 13 % 240).collect::<Vec<_>>());
+    write(
+        &d,
+        "codes_foreign_dictionary.parquet",
+        &foreign("code", Arc::new(codes), dictionary()),
     );
     println!("seeds written under {}", root.display());
 }

@@ -3,7 +3,7 @@
 //! decoder of untrusted bytes: each must return `Ok` or a `CodecError`
 //! with a message, never panic, and whatever a checking policy accepts
 //! must be valid.
-#![cfg(any(feature = "fory", feature = "json"))]
+#![cfg(any(feature = "fory", feature = "json", feature = "parquet"))]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -122,21 +122,95 @@ fn every_regression_input_decodes_or_fails_cleanly() {
                     },
                 );
             }
-            check(
-                path,
-                "file::from_slice",
-                policy,
-                || hydron_codec::file::from_slice(&data, policy),
-                Vec::clone,
-            );
-            check(
-                path,
-                "file::load",
-                policy,
-                || hydron_codec::file::load(path, policy),
-                Vec::clone,
-            );
+            #[cfg(any(feature = "fory", feature = "json"))]
+            {
+                check(
+                    path,
+                    "file::from_slice",
+                    policy,
+                    || hydron_codec::file::from_slice(&data, policy),
+                    Vec::clone,
+                );
+                check(
+                    path,
+                    "file::load",
+                    policy,
+                    || hydron_codec::file::load(path, policy),
+                    Vec::clone,
+                );
+            }
+            // The Parquet reader catches panics in the parquet crate and
+            // reports them as errors; such an error is a failure here too.
+            #[cfg(feature = "parquet")]
+            {
+                use hydron_codec::parquet::{self, ParquetReadOptions, ParquetReader};
+                let no_caught_panic = |r: Result<Vec<Gf8>, CodecError>| {
+                    if let Err(e) = &r {
+                        assert!(
+                            !e.to_string().contains("the Parquet decoder failed"),
+                            "the parquet crate panicked on {}: {e}",
+                            path.display()
+                        );
+                    }
+                    r
+                };
+                check(
+                    path,
+                    "parquet::from_bytes",
+                    policy,
+                    || no_caught_panic(parquet::from_bytes(data.clone(), policy)),
+                    Vec::clone,
+                );
+                check(
+                    path,
+                    "ParquetReader (batches of 3)",
+                    policy,
+                    || {
+                        let opts = ParquetReadOptions::new().batch_vectors(3);
+                        no_caught_panic(
+                            ParquetReader::from_bytes(data.clone(), policy, opts).and_then(
+                                |mut r| {
+                                    let mut out = Vec::new();
+                                    while r.read_chunk(&mut out)? > 0 {}
+                                    Ok(out)
+                                },
+                            ),
+                        )
+                    },
+                    Vec::clone,
+                );
+                check(
+                    path,
+                    "parquet::load",
+                    policy,
+                    || no_caught_panic(parquet::load(path, policy)),
+                    Vec::clone,
+                );
+            }
         }
+        #[cfg(feature = "parquet")]
+        check(
+            path,
+            "ParquetReader::codes_from_bytes",
+            Policy::Trusted,
+            || {
+                let codes = hydron_codec::parquet::ParquetReader::codes_from_bytes(data.clone())
+                    .and_then(|mut r| {
+                        let mut out = Vec::new();
+                        while r.read_codes_chunk(&mut out)? > 0 {}
+                        Ok(out)
+                    });
+                if let Err(e) = &codes {
+                    assert!(
+                        !e.to_string().contains("the Parquet decoder failed"),
+                        "the parquet crate panicked on {}: {e}",
+                        path.display()
+                    );
+                }
+                codes
+            },
+            |_| Vec::new(),
+        );
         #[cfg(feature = "fory")]
         check(
             path,

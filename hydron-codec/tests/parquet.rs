@@ -574,3 +574,286 @@ fn dictionary_pages_with_runs_read_bit_exactly() {
         );
     }
 }
+
+/// Runs `f` and returns how many panics happened on this thread meanwhile,
+/// caught or not: hydron catches panics inside the parquet crate and turns
+/// them into errors, but each is a bug to guard against (a program built
+/// with `panic = "abort"` cannot catch it).
+fn panics_during(f: impl FnOnce()) -> usize {
+    use std::cell::Cell;
+    use std::sync::Once;
+    thread_local! {
+        static PANICS: Cell<usize> = const { Cell::new(0) };
+    }
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICS.with(|p| p.set(p.get() + 1));
+            previous(info);
+        }));
+    });
+    let before = PANICS.with(Cell::get);
+    f();
+    PANICS.with(Cell::get) - before
+}
+
+/// Reads `bytes` every way the `parquet_decode` fuzz target does; the
+/// vector reader's result under Strict.
+fn read_every_way(bytes: &[u8]) -> Result<Vec<Gf8>, CodecError> {
+    let mut strict = None;
+    for policy in [Policy::Strict, Policy::Renormalize, Policy::Trusted] {
+        let opts = ParquetReadOptions::new().max_page_bytes(4 << 20);
+        let result = ParquetReader::from_bytes(bytes.to_vec(), policy, opts).and_then(|mut r| {
+            let mut out = Vec::new();
+            while r.read_chunk(&mut out)? > 0 {}
+            Ok(out)
+        });
+        if let Err(e) = &result {
+            assert!(!e.to_string().contains("decoder failed"), "{e}");
+        }
+        strict.get_or_insert(result);
+    }
+    if let Err(e) = ParquetReader::codes_from_bytes(bytes.to_vec()).and_then(|mut r| {
+        let mut out = Vec::new();
+        while r.read_codes_chunk(&mut out)? > 0 {}
+        Ok(out)
+    }) {
+        assert!(!e.to_string().contains("decoder failed"), "{e}");
+    }
+    strict.unwrap()
+}
+
+/// Found by the `parquet_decode` fuzz target: a footer whose embedded Arrow
+/// schema (`ARROW:schema`) has a field of type `NONE`, which arrow-ipc's
+/// schema decoder meets with `unimplemented!` (a panic). hydron checks the
+/// schema first and reports it.
+#[test]
+fn a_malformed_embedded_arrow_schema_is_an_error_without_a_panic() {
+    let bytes = include_bytes!("regressions/parquet_decode-arrow-schema-type-none");
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(bytes))), 0);
+    let err = result.unwrap().unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("Parquet: malformed footer: the embedded Arrow schema (ARROW:schema) is malformed: field 0 (\"vector\")"),
+        "{err}"
+    );
+}
+
+/// Found by the `parquet_decode` fuzz target: a column chunk whose data
+/// page is dictionary-encoded with no dictionary page before it, on which
+/// the parquet crate's column reader panics ("Decoder for dict should have
+/// been set"). hydron's page header check refuses it first.
+#[test]
+fn a_dictionary_encoded_page_without_a_dictionary_is_an_error_without_a_panic() {
+    let bytes = include_bytes!("regressions/parquet_decode-dictionary-page-missing");
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(bytes))), 0);
+    let err = result.unwrap().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("is dictionary-encoded, but no dictionary page comes before it"),
+        "{err}"
+    );
+}
+
+/// The embedded schema check passes every well-formed schema: other
+/// columns of many Arrow types beside the vectors (dictionary, decimal,
+/// timestamps with a time zone, structs, maps, large lists), as pyarrow
+/// would write them, read as before and without a panic.
+#[test]
+fn files_whose_other_columns_have_many_arrow_types_still_read() {
+    use arrow_array::builder::{Int32Builder, MapBuilder, StringBuilder};
+    use arrow_array::types::Int32Type as I32;
+    use arrow_array::{
+        Decimal128Array, DictionaryArray, Int64Array, LargeListArray, StructArray,
+        TimestampMillisecondArray,
+    };
+    let v = vectors(6, 14);
+    let n = v.len();
+    let flat = Float32Array::from(v.iter().flat_map(|g| g.to_array()).collect::<Vec<_>>());
+    let item = Arc::new(Field::new("item", DataType::Float32, false));
+    let vector: ArrayRef = Arc::new(FixedSizeListArray::new(item, 8, Arc::new(flat), None));
+    let words: DictionaryArray<I32> = ["a", "b", "a", "c", "b", "a"].into_iter().collect();
+    let decimal = Decimal128Array::from(vec![1i128; n])
+        .with_precision_and_scale(20, 3)
+        .unwrap();
+    let time = TimestampMillisecondArray::from(vec![0i64; n]).with_timezone("+01:00");
+    let ids: ArrayRef = Arc::new(Int64Array::from(vec![7i64; n]));
+    let pair = StructArray::from(vec![(
+        Arc::new(Field::new("id", DataType::Int64, false)),
+        Arc::clone(&ids),
+    )]);
+    let mut map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
+    for i in 0..n {
+        map.keys().append_value("k");
+        map.values().append_value(i as i32);
+        map.append(true).unwrap();
+    }
+    let large = LargeListArray::from_iter_primitive::<Int32Type, _, _>(
+        (0..n).map(|i| Some(vec![Some(i as i32)])),
+    );
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("id", ids),
+        ("word", Arc::new(words)),
+        ("price", Arc::new(decimal)),
+        ("at", Arc::new(time)),
+        ("pair", Arc::new(pair)),
+        ("map", Arc::new(map.finish())),
+        ("large", Arc::new(large)),
+        ("vector", vector),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let mut w = ArrowWriter::try_new(Vec::new(), batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    let bytes = w.into_inner().unwrap();
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(&bytes))), 0);
+    assert_eq!(result.unwrap().unwrap(), v);
+}
+
+/// Found by the `parquet_decode` fuzz target: a nullable flat column (a
+/// code column as pyarrow writes it) whose definition levels hold a
+/// bit-packed run claiming more bytes than the page has; the parquet
+/// crate's null-mask decoder copies bits past the data (a panic in
+/// arrow-buffer). hydron walks the levels first.
+#[test]
+fn a_bit_packed_level_run_past_its_page_is_an_error_without_a_panic() {
+    let bytes = include_bytes!("regressions/parquet_decode-null-mask-bit-packed-run-past-the-page");
+    let mut codes = None;
+    let panics = panics_during(|| {
+        let _ = read_every_way(bytes);
+        codes = Some(
+            ParquetReader::codes_from_bytes(bytes.to_vec()).and_then(|mut r| {
+                let mut out = Vec::new();
+                while r.read_codes_chunk(&mut out)? > 0 {}
+                Ok(out)
+            }),
+        );
+    });
+    assert_eq!(panics, 0);
+    let err = codes.unwrap().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("definition levels: a bit-packed run of"),
+        "{err}"
+    );
+}
+
+/// A nullable code column with nulls and without (pyarrow's layout) reads
+/// through the level check: nulls are an error naming the row, the rest
+/// reads.
+#[test]
+fn nullable_code_columns_from_other_writers_read() {
+    use arrow_array::UInt8Array;
+    let write = |codes: UInt8Array, props: Option<WriterProperties>| {
+        let schema = Arc::new(Schema::new(vec![Field::new("code", DataType::UInt8, true)]));
+        let batch = RecordBatch::try_new(Arc::clone(&schema), vec![Arc::new(codes)]).unwrap();
+        let mut w = ArrowWriter::try_new(Vec::new(), schema, props).unwrap();
+        w.write(&batch).unwrap();
+        w.into_inner().unwrap()
+    };
+    let read = |bytes: Vec<u8>| {
+        ParquetReader::codes_from_bytes(bytes).and_then(|mut r| {
+            let mut out = Vec::new();
+            while r.read_codes_chunk(&mut out)? > 0 {}
+            Ok(out)
+        })
+    };
+    for props in writer_variants() {
+        let all: Vec<u8> = (0..300).map(|i| (i % 240) as u8).collect();
+        let codes = read(write(UInt8Array::from(all.clone()), Some(props.clone()))).unwrap();
+        assert_eq!(codes.iter().map(|c| c.code()).collect::<Vec<_>>(), all);
+        let mut with_null: Vec<Option<u8>> = all.iter().map(|&c| Some(c)).collect();
+        with_null[123] = None;
+        let err = read(write(UInt8Array::from(with_null), Some(props))).unwrap_err();
+        assert_eq!(err.to_string(), "row 123: the row is null");
+    }
+}
+
+/// A v1 data page whose levels are in the deprecated `BIT_PACKED`
+/// encoding and claim more bytes than the page has: the parquet crate
+/// slices them out of the page without a check (a panic); hydron walks
+/// the levels first. The page is made from a plain file of 10 rows by
+/// rewriting its header: both level encodings RLE → BIT_PACKED, and
+/// 80 values → 8 191 (the same number of bytes each).
+#[test]
+fn bit_packed_levels_longer_than_their_page_are_an_error_without_a_panic() {
+    let v = vectors(10, 15);
+    let rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .build();
+    let bytes = foreign(list_rows(&rows), Some(props));
+    assert_eq!(decode(bytes.clone()).unwrap(), v);
+    // num_values 80 (zigzag 160), encoding PLAIN, definition and
+    // repetition levels RLE (zigzag 6).
+    let header = [0x15, 0xa0, 0x01, 0x15, 0x00, 0x15, 0x06, 0x15, 0x06];
+    let at = bytes[..64]
+        .windows(header.len())
+        .position(|w| w == header)
+        .expect("the first data page header");
+    let mut bad = bytes.clone();
+    bad[at + 1..at + 3].copy_from_slice(&[0xfe, 0x7f]); // 8191
+    bad[at + 6] = 0x08; // BIT_PACKED
+    bad[at + 8] = 0x08;
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(&bad))), 0);
+    let err = result.unwrap().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("8191 bit-packed repetition levels need 1024 bytes"),
+        "{err}"
+    );
+    // Bit-packed levels that fit are read (here as what they now say).
+    let mut fits = bytes.clone();
+    fits[at + 6] = 0x08;
+    fits[at + 8] = 0x08;
+    assert_eq!(panics_during(|| drop(read_every_way(&fits))), 0);
+}
+
+/// Found by the `parquet_decode` fuzz target: a level stream whose run
+/// header is a varint of more than 10 bytes; the parquet crate's
+/// `get_vlq_int` panics on it ("attempt to shift left with overflow", or
+/// its length assertion). hydron walks the level streams of every row
+/// group the fast path does not read before the crate decodes them.
+#[test]
+fn a_level_run_header_over_10_bytes_is_an_error_without_a_panic() {
+    let bytes = include_bytes!("regressions/parquet_decode-level-run-header-over-10-bytes");
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(bytes))), 0);
+    let err = result.unwrap().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("is a varint of more than 10 bytes"),
+        "{err}"
+    );
+}
+
+/// Found by the `parquet_decode` fuzz target: a data page in
+/// `BYTE_STREAM_SPLIT` encoding whose values section is shorter than the
+/// values the page holds; the parquet crate's decoder indexes past it
+/// ("index out of bounds" in `join_streams_const`). hydron's level pass
+/// counts the page's values and refuses it first.
+#[test]
+fn byte_stream_split_values_shorter_than_their_count_are_an_error_without_a_panic() {
+    let bytes = include_bytes!("regressions/parquet_decode-byte-stream-split-values-short");
+    let mut result = None;
+    let panics = panics_during(|| {
+        result = Some(
+            ParquetReader::codes_from_bytes(bytes.to_vec()).and_then(|mut r| {
+                let mut out = Vec::new();
+                while r.read_codes_chunk(&mut out)? > 0 {}
+                Ok(out)
+            }),
+        );
+        let _ = read_every_way(bytes);
+    });
+    assert_eq!(panics, 0);
+    let err = result.unwrap().unwrap_err();
+    assert!(
+        err.to_string().contains("BYTE_STREAM_SPLIT values"),
+        "{err}"
+    );
+}

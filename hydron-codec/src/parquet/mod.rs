@@ -39,7 +39,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod embedded_schema;
 mod fast;
+mod levels;
 mod pages;
 mod reader;
 mod source;

@@ -2,8 +2,12 @@
 //! it: the crate reserves each page's claimed uncompressed size (up to
 //! 2 GiB) before it decompresses, so a crafted header could make it
 //! allocate from a claim. This walks the chunk's Thrift page headers (the
-//! compact protocol, skipping every field but the two sizes) and refuses a
-//! page over the limit, a size below zero, or a page past the chunk's end.
+//! compact protocol, skipping every field but the two sizes, the page type
+//! and the data pages' encoding) and refuses a page over the limit, a size
+//! below zero, a page past the chunk's end, or a dictionary-encoded data
+//! page with no dictionary page before it (the crate panics on that:
+//! "Decoder for dict should have been set", found by the `parquet_decode`
+//! fuzz target).
 
 use std::io::Read;
 
@@ -16,13 +20,29 @@ use super::source::Source;
 /// header inside ...); deeper is malformed.
 const MAX_DEPTH: u32 = 16;
 
-/// One page header's sizes, and how long the header itself is.
+/// One page header's sizes, and how long the header itself is; its type
+/// and, for a data page, its values' encoding, where present.
 #[derive(Debug, PartialEq, Eq)]
 struct PageSizes {
     header_len: u64,
     uncompressed: i64,
     compressed: i64,
+    page_type: Option<i64>,
+    encoding: Option<i64>,
+    /// A v1 data page whose repetition or definition levels are in the
+    /// deprecated `BIT_PACKED` encoding.
+    bit_packed_levels: bool,
 }
+
+/// Page types (`parquet.thrift`'s `PageType`).
+const DATA_PAGE: i64 = 0;
+const DICTIONARY_PAGE: i64 = 2;
+const DATA_PAGE_V2: i64 = 3;
+/// The deprecated level encoding `BIT_PACKED`.
+const BIT_PACKED: i64 = 4;
+/// The encodings that read values from a dictionary page
+/// (`PLAIN_DICTIONARY`, `RLE_DICTIONARY`).
+const DICTIONARY_ENCODINGS: [i64; 2] = [2, 8];
 
 /// A page whose claimed uncompressed size is over the limit: where its
 /// header starts, and the claim.
@@ -33,13 +53,15 @@ pub(super) struct TooLarge {
 }
 
 /// Walks the pages of the column chunk at `start..start + len`. `Ok(Err)`
-/// is a page over `limit` bytes uncompressed.
+/// is a page over `limit` bytes uncompressed; `Ok(Ok(true))` says that a
+/// v1 data page has `BIT_PACKED` levels (whose length the crate does not
+/// check against the page: see `levels`).
 pub(super) fn check_chunk(
     source: &Source,
     start: i64,
     len: i64,
     limit: u64,
-) -> Result<Result<(), TooLarge>, ParquetError> {
+) -> Result<Result<bool, TooLarge>, ParquetError> {
     let (Ok(start), Ok(len)) = (u64::try_from(start), u64::try_from(len)) else {
         return Err(ParquetError::General(format!(
             "a column chunk has a negative offset or length ({start}, {len})"
@@ -54,6 +76,8 @@ pub(super) fn check_chunk(
         )));
     };
     let mut offset = start;
+    let mut dictionary_seen = false;
+    let mut bit_packed_levels = false;
     while offset < end {
         let mut reader = source.get_read(offset)?.take(end - offset);
         let sizes = read_page_sizes(&mut reader).map_err(|e| {
@@ -70,6 +94,22 @@ pub(super) fn check_chunk(
                 claimed: sizes.uncompressed as u64,
             }));
         }
+        bit_packed_levels |= sizes.bit_packed_levels;
+        match sizes.page_type {
+            Some(DICTIONARY_PAGE) => dictionary_seen = true,
+            Some(DATA_PAGE | DATA_PAGE_V2)
+                if !dictionary_seen
+                    && sizes
+                        .encoding
+                        .is_some_and(|e| DICTIONARY_ENCODINGS.contains(&e)) =>
+            {
+                return Err(ParquetError::General(format!(
+                    "the data page at byte offset {offset} is dictionary-encoded, \
+                     but no dictionary page comes before it"
+                )));
+            }
+            _ => {}
+        }
         offset = offset
             .checked_add(sizes.header_len)
             .and_then(|o| o.checked_add(sizes.compressed as u64))
@@ -80,14 +120,17 @@ pub(super) fn check_chunk(
                 ))
             })?;
     }
-    Ok(Ok(()))
+    Ok(Ok(bit_packed_levels))
 }
 
-/// Reads one Thrift compact-protocol `PageHeader`, keeping fields 2
-/// (`uncompressed_page_size`) and 3 (`compressed_page_size`).
+/// Reads one Thrift compact-protocol `PageHeader`, keeping fields 1
+/// (`type`), 2 (`uncompressed_page_size`) and 3 (`compressed_page_size`),
+/// and the `encoding` of a `DataPageHeader` (field 5, its field 2) or a
+/// `DataPageHeaderV2` (field 8, its field 4).
 fn read_page_sizes(r: &mut impl Read) -> Result<PageSizes, String> {
     let mut input = Counting { inner: r, read: 0 };
     let mut sizes = (None, None);
+    let (mut page_type, mut v1_fields, mut v2_encoding) = (None, [None; 3], None);
     let mut last_id = 0i16;
     loop {
         let header = input.byte()?;
@@ -101,8 +144,12 @@ fn read_page_sizes(r: &mut impl Read) -> Result<PageSizes, String> {
         };
         last_id = id;
         match (id, kind) {
+            (1, 5) => page_type = Some(zigzag(input.varint()?)),
             (2, 5) => sizes.0 = Some(zigzag(input.varint()?)),
             (3, 5) => sizes.1 = Some(zigzag(input.varint()?)),
+            // encoding, definition_level_encoding, repetition_level_encoding
+            (5, 12) => v1_fields = struct_i32s(&mut input, [2, 3, 4])?,
+            (8, 12) => v2_encoding = struct_i32s(&mut input, [4, 0, 0])?[0],
             _ => skip(&mut input, kind, 0)?,
         }
     }
@@ -111,8 +158,45 @@ fn read_page_sizes(r: &mut impl Read) -> Result<PageSizes, String> {
             header_len: input.read,
             uncompressed,
             compressed,
+            page_type,
+            // The header the crate reads for the page's type.
+            encoding: match page_type {
+                Some(DATA_PAGE) => v1_fields[0],
+                Some(DATA_PAGE_V2) => v2_encoding,
+                _ => None,
+            },
+            bit_packed_levels: page_type == Some(DATA_PAGE)
+                && v1_fields[1..].contains(&Some(BIT_PACKED)),
         }),
         _ => Err("the page sizes are missing".to_string()),
+    }
+}
+
+/// Reads a struct (after its field header), keeping its i32 fields
+/// `wanted` (the last value of each, if repeated; id 0: none) and
+/// skipping the rest.
+fn struct_i32s(
+    input: &mut Counting<'_, impl Read>,
+    wanted: [i16; 3],
+) -> Result<[Option<i64>; 3], String> {
+    let mut value = [None; 3];
+    let mut last_id = 0i16;
+    loop {
+        let header = input.byte()?;
+        let kind = header & 0x0f;
+        if kind == 0 {
+            return Ok(value);
+        }
+        let id = match header >> 4 {
+            0 => zigzag(input.varint()?) as i16,
+            delta => last_id.wrapping_add(i16::from(delta)),
+        };
+        last_id = id;
+        if let Some(k) = wanted.iter().position(|&w| w == id && w != 0 && kind == 5) {
+            value[k] = Some(zigzag(input.varint()?));
+        } else {
+            skip(input, kind, 1)?;
+        }
     }
 }
 
@@ -272,6 +356,9 @@ mod tests {
                 header_len: h.len() as u64,
                 uncompressed: 1 << 20,
                 compressed: 5000,
+                page_type: Some(0),
+                encoding: None,
+                bit_packed_levels: false,
             }
         );
     }
@@ -295,7 +382,7 @@ mod tests {
         let source = Source::Bytes(two.clone().into());
         assert_eq!(
             check_chunk(&source, 0, two.len() as i64, 1 << 26).unwrap(),
-            Ok(())
+            Ok(false)
         );
         // A chunk cut inside its second page, a chunk past the data, a
         // negative offset, and a header cut short.
@@ -309,6 +396,65 @@ mod tests {
         let negative = header(-5, 4);
         let source = Source::Bytes(negative.clone().into());
         assert!(check_chunk(&source, 0, negative.len() as i64, 1 << 26).is_err());
+    }
+
+    /// A page header of `page_type` with the given encoding in a data
+    /// page header (field `outer`: 5 for v1, 8 for v2; its field `inner`),
+    /// followed by `compressed` zero bytes of data.
+    fn page(page_type: i64, data_header: Option<(u8, u8, i64)>, compressed: i64) -> Vec<u8> {
+        fn zz(n: i64) -> u8 {
+            let z = ((n << 1) ^ (n >> 63)) as u64;
+            assert!(z < 0x80);
+            z as u8
+        }
+        let mut h = vec![0x15, zz(page_type), 0x15, zz(16), 0x15, zz(compressed)];
+        if let Some((outer, inner, encoding)) = data_header {
+            h.extend([
+                ((outer - 3) << 4) | 0x0c,
+                (inner << 4) | 0x05,
+                zz(encoding),
+                0,
+            ]);
+        }
+        h.push(0);
+        h.extend(vec![0; compressed as usize]);
+        h
+    }
+
+    fn check_pages(pages: &[Vec<u8>]) -> Result<(), String> {
+        let data = pages.concat();
+        let source = Source::Bytes(data.clone().into());
+        match check_chunk(&source, 0, data.len() as i64, 1 << 20) {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(too_large)) => panic!("{too_large:?}"),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn dictionary_encoded_pages_need_a_dictionary_page_before_them() {
+        let dictionary = page(DICTIONARY_PAGE, None, 8);
+        for encoding in DICTIONARY_ENCODINGS {
+            let v1 = page(DATA_PAGE, Some((5, 2, encoding)), 4);
+            let v2 = page(DATA_PAGE_V2, Some((8, 4, encoding)), 4);
+            for data_page in [&v1, &v2] {
+                let err = check_pages(std::slice::from_ref(data_page)).unwrap_err();
+                assert!(
+                    err.contains("at byte offset 0 is dictionary-encoded, but no dictionary page"),
+                    "{err}"
+                );
+                let err = check_pages(&[page(DATA_PAGE, None, 2), data_page.clone()]).unwrap_err();
+                assert!(err.contains("dictionary-encoded"), "{err}");
+                check_pages(&[dictionary.clone(), data_page.clone(), data_page.clone()]).unwrap();
+            }
+            // The crate reads the header of the page's own type: a v2
+            // header on a v1 page is not its encoding.
+            check_pages(&[page(DATA_PAGE, Some((8, 4, encoding)), 4)]).unwrap();
+            check_pages(&[page(DATA_PAGE_V2, Some((5, 2, encoding)), 4)]).unwrap();
+        }
+        // Plain and RLE data pages need none.
+        check_pages(&[page(DATA_PAGE, Some((5, 2, 0)), 4)]).unwrap();
+        check_pages(&[page(DATA_PAGE_V2, Some((8, 4, 3)), 4)]).unwrap();
     }
 
     #[test]

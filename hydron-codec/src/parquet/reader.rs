@@ -16,7 +16,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::errors::ParquetError;
 
 use super::source::Source;
-use super::{fast, pages};
+use super::{embedded_schema, fast, levels, pages};
 use crate::arrow as harrow;
 use crate::save::in_file;
 use crate::{CodecError, Policy};
@@ -326,17 +326,20 @@ impl ParquetReader {
         ParquetReader::codes_from_bytes_with(bytes, ParquetReadOptions::new())
     }
 
-    /// Reads the code column of a Parquet file held in memory, with options.
+    /// Reads the code column of a Parquet file held in memory, with
+    /// options (a smaller [`ParquetReadOptions::max_page_bytes`] for
+    /// untrusted input, a column name).
     ///
     /// ```
     /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
     /// use hydron_core::E8Root;
-    ///
-    /// let mut encoder = ParquetEncoder::new_codes(Vec::new(), ParquetOptions::new())?;
-    /// encoder.write_codes(&[E8Root::new(4)?])?;
-    /// let bytes = encoder.finish()?;
-    /// let err = ParquetReader::codes_from_bytes_with(bytes, ParquetReadOptions::new().column("x"));
-    /// assert!(err.is_err());
+    /// let mut e = ParquetEncoder::new_codes(Vec::new(), ParquetOptions::new())?;
+    /// e.write_codes(&[E8Root::new(7)?])?;
+    /// let opts = ParquetReadOptions::new().max_page_bytes(1 << 20).column("code");
+    /// let mut reader = ParquetReader::codes_from_bytes_with(e.finish()?, opts)?;
+    /// let mut out = Vec::new();
+    /// reader.read_codes_chunk(&mut out)?;
+    /// assert_eq!(out[0].code(), 7);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn codes_from_bytes_with(
@@ -354,9 +357,7 @@ impl ParquetReader {
         options: ParquetReadOptions,
     ) -> Result<ParquetReader, CodecError> {
         check_footer_len(&source, options.get_max_page_bytes())?;
-        let metadata = guarded(None, || {
-            ArrowReaderMetadata::load(&source, ArrowReaderOptions::new())
-        })?;
+        let metadata = load_metadata(&source)?;
         check_row_counts(&metadata)?;
         let checksums = read_checksums(&metadata)?;
         let schema = metadata.schema();
@@ -542,6 +543,16 @@ impl ParquetReader {
                     }
                     continue;
                 }
+                // The level streams, before the crate's decoders (which
+                // panic on some malformed ones) read them: one more pass
+                // over the pages of a row group the fast path did not
+                // take.
+                for &leaf in &leaves {
+                    let meta = self.metadata.metadata();
+                    guarded(Some(index), || {
+                        levels::check_group(&self.source, meta, index, leaf)
+                    })?;
+                }
                 let batches = self.batch_reader(index)?;
                 self.current = Some(Group {
                     index,
@@ -626,13 +637,16 @@ impl ParquetReader {
                 row_group: Some(group),
                 error,
             })?;
-            if let Err(too_large) = checked {
-                return Err(CodecError::PageTooLarge {
-                    row_group: group,
-                    offset: too_large.offset,
-                    claimed: too_large.claimed,
-                    limit: self.options.get_max_page_bytes(),
-                });
+            match checked {
+                Ok(_) => {}
+                Err(too_large) => {
+                    return Err(CodecError::PageTooLarge {
+                        row_group: group,
+                        offset: too_large.offset,
+                        claimed: too_large.claimed,
+                        limit: self.options.get_max_page_bytes(),
+                    });
+                }
             }
         }
         Ok(leaves)
@@ -770,6 +784,38 @@ fn panic_error(row_group: Option<usize>, panic: &Box<dyn std::any::Any + Send>) 
             "malformed file: the Parquet decoder failed ({message})"
         )),
     }
+}
+
+/// Reads the footer, and the Arrow schema embedded in it once
+/// [`embedded_schema::check`] has found that the parquet crate can decode
+/// it without panicking.
+fn load_metadata(source: &Source) -> Result<ArrowReaderMetadata, CodecError> {
+    let without_schema = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    let plain = guarded(None, || ArrowReaderMetadata::load(source, without_schema))?;
+    let parquet_meta = Arc::clone(plain.metadata());
+    let embedded = parquet_meta
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .filter(|kv| kv.key == embedded_schema::ARROW_SCHEMA_KEY)
+        .filter_map(|kv| kv.value.as_deref());
+    let mut any = false;
+    for value in embedded {
+        any = true;
+        embedded_schema::check(value).map_err(|e| {
+            footer_error(format!(
+                "the embedded Arrow schema ({}) is malformed: {e}",
+                embedded_schema::ARROW_SCHEMA_KEY
+            ))
+        })?;
+    }
+    if !any {
+        return Ok(plain);
+    }
+    guarded(None, || {
+        ArrowReaderMetadata::try_new(parquet_meta, ArrowReaderOptions::new())
+    })
 }
 
 /// The footer's claimed length must fit in the data and under `limit`

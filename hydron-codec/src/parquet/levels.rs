@@ -1,0 +1,393 @@
+//! Checks the definition levels of a flat nullable column before the
+//! parquet crate's Arrow reader decodes them. For such a column (one
+//! definition level, no repetition: a nullable `UInt8` code column as
+//! pyarrow writes it) the crate reads the levels straight into a null
+//! bitmap (`PackedDecoder`), and a bit-packed run that claims more groups
+//! than its page holds makes it copy bits past the end of the data: a
+//! panic ("offset + len out of bounds" in arrow-buffer), found by the
+//! `parquet_decode` fuzz target. Each data page's level stream is walked
+//! here as that decoder walks it, and a run it would read past the end is
+//! an error. So are v1 levels in the deprecated `BIT_PACKED` encoding
+//! longer than their page (for any column), which the crate slices out of
+//! the page without checking the length.
+
+use std::sync::Arc;
+
+use parquet::basic::{Encoding, Type as PhysicalType};
+use parquet::column::page::{Page, PageReader};
+use parquet::errors::ParquetError;
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::serialized_reader::SerializedPageReader;
+
+use super::source::Source;
+
+/// Whether the crate reads leaf `leaf`'s definition levels with its packed
+/// null-mask decoder (`packed_null_mask` in the crate's record reader).
+pub(super) fn packed_null_mask(metadata: &ParquetMetaData, leaf: usize) -> bool {
+    let descr = metadata.file_metadata().schema_descr().column(leaf);
+    descr.max_def_level() == 1 && descr.max_rep_level() == 0 && descr.self_type().is_optional()
+}
+
+/// Walks the pages of leaf `leaf` in row group `group` and checks their
+/// levels: v1 `BIT_PACKED` levels must fit in the page (the crate slices
+/// them out unchecked: a panic), RLE run headers must be varints of at
+/// most 10 bytes, and a packed null mask's runs must fit in their levels.
+/// Pages the crate refuses on its own are left to it.
+pub(super) fn check_group(
+    source: &Source,
+    metadata: &ParquetMetaData,
+    group: usize,
+    leaf: usize,
+) -> Result<(), ParquetError> {
+    let row_group = metadata.row_group(group);
+    let claimed = usize::try_from(row_group.num_rows()).unwrap_or(0);
+    let mut pages = SerializedPageReader::new(
+        Arc::new(source.clone()),
+        row_group.column(leaf),
+        claimed,
+        None,
+    )?;
+    let descr = metadata.file_metadata().schema_descr().column(leaf);
+    let (max_rep, max_def) = (descr.max_rep_level(), descr.max_def_level());
+    let packed = packed_null_mask(metadata, leaf);
+    // The width of a value in BYTE_STREAM_SPLIT (0: not checked).
+    let split_width = match descr.physical_type() {
+        PhysicalType::INT32 | PhysicalType::FLOAT => 4,
+        PhysicalType::INT64 | PhysicalType::DOUBLE => 8,
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => usize::try_from(descr.type_length()).unwrap_or(0),
+        _ => 0,
+    };
+    let mut offset = 0u64;
+    while let Some(page) = pages.get_next_page()? {
+        let index = offset;
+        offset += 1;
+        let page_error =
+            |e: String| ParquetError::General(format!("page {index} of the column chunk: {e}"));
+        let (levels, count) = match &page {
+            Page::DataPage {
+                buf,
+                num_values,
+                encoding,
+                def_level_encoding,
+                rep_level_encoding,
+                ..
+            } => {
+                // As the crate's `parse_v1_level` cuts the levels out:
+                // repetition levels, then definition levels.
+                let mut at = 0usize;
+                let mut def = None;
+                let mut cut = true;
+                for (max, encoding, which) in [
+                    (max_rep, *rep_level_encoding, "repetition"),
+                    (max_def, *def_level_encoding, "definition"),
+                ] {
+                    if max == 0 {
+                        continue;
+                    }
+                    let rest = &buf[at.min(buf.len())..];
+                    let len = match encoding {
+                        Encoding::RLE => {
+                            let Some(len) = rest.get(..4) else {
+                                cut = false;
+                                break; // the crate reports it
+                            };
+                            let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+                            if rest.len() - 4 < len {
+                                cut = false;
+                                break;
+                            }
+                            4 + len
+                        }
+                        #[allow(deprecated)]
+                        Encoding::BIT_PACKED => {
+                            let width = (16 - max.leading_zeros()) as usize;
+                            let need = (*num_values as usize).saturating_mul(width).div_ceil(8);
+                            if need > rest.len() {
+                                return Err(page_error(format!(
+                                    "{num_values} bit-packed {which} levels need {need} bytes, \
+                                     {} are left in the page",
+                                    rest.len()
+                                )));
+                            }
+                            need
+                        }
+                        _ => {
+                            cut = false;
+                            break;
+                        }
+                    };
+                    if encoding == Encoding::RLE {
+                        let width = (16 - max.leading_zeros()) as usize;
+                        check_run_headers(&rest[4..len], width, *num_values as usize)
+                            .map_err(|e| page_error(format!("{which} levels: {e}")))?;
+                        if which == "definition" {
+                            def = Some(&rest[4..len]);
+                        }
+                    }
+                    at += len;
+                }
+                if cut && *encoding == Encoding::BYTE_STREAM_SPLIT {
+                    // The values the crate decodes: all, or those whose
+                    // definition level is the maximum.
+                    let values = match (max_def, def) {
+                        (0, _) => Some(*num_values as usize),
+                        (max, Some(def)) => Some(count_at(def, max, *num_values as usize)),
+                        _ => None,
+                    };
+                    if let Some(values) = values {
+                        check_split(&buf[at.min(buf.len())..], values, split_width)
+                            .map_err(page_error)?;
+                    }
+                }
+                match def {
+                    Some(def) if packed => (def, *num_values as usize),
+                    _ => continue,
+                }
+            }
+            Page::DataPageV2 {
+                buf,
+                num_values,
+                num_nulls,
+                encoding,
+                def_levels_byte_len,
+                rep_levels_byte_len,
+                ..
+            } => {
+                let start = *rep_levels_byte_len as usize;
+                let end = start.saturating_add(*def_levels_byte_len as usize);
+                let (Some(rep), Some(levels)) = (buf.get(..start), buf.get(start..end)) else {
+                    return Err(page_error(format!(
+                        "its levels ({end} bytes) run past the page ({} bytes)",
+                        buf.len()
+                    )));
+                };
+                let count = *num_values as usize;
+                for (max, stream, which) in [
+                    (max_rep, rep, "repetition"),
+                    (max_def, levels, "definition"),
+                ] {
+                    if max > 0 {
+                        let width = (16 - max.leading_zeros()) as usize;
+                        check_run_headers(stream, width, count)
+                            .map_err(|e| page_error(format!("{which} levels: {e}")))?;
+                    }
+                }
+                if *encoding == Encoding::BYTE_STREAM_SPLIT {
+                    let values = num_values.saturating_sub(*num_nulls) as usize;
+                    check_split(&buf[end..], values, split_width).map_err(page_error)?;
+                }
+                if !packed {
+                    continue;
+                }
+                (levels, count)
+            }
+            _ => continue,
+        };
+        check_levels(levels, count).map_err(|e| page_error(format!("definition levels: {e}")))?;
+    }
+    Ok(())
+}
+
+/// A `BYTE_STREAM_SPLIT` values section must hold `count` values of
+/// `width` bytes: the crate's decoder indexes it for as many values as it
+/// is asked for, unchecked (a panic, found by the `parquet_decode` fuzz
+/// target).
+fn check_split(values: &[u8], count: usize, width: usize) -> Result<(), String> {
+    if width > 0 && values.len() / width < count {
+        return Err(format!(
+            "BYTE_STREAM_SPLIT values: {count} values of {width} bytes, {} bytes there",
+            values.len()
+        ));
+    }
+    Ok(())
+}
+
+/// How many of the first `count` levels of the RLE/bit-packed hybrid
+/// stream `data` equal `max` (the non-null values); a malformed stream
+/// counts what it holds.
+fn count_at(data: &[u8], max: i16, count: usize) -> usize {
+    let width = (16 - max.leading_zeros()) as usize;
+    let max = max as u64;
+    let (mut levels, mut at, mut found) = (0usize, 0usize, 0usize);
+    while levels < count && at < data.len() {
+        let mut header = 0u64;
+        let mut used = 0usize;
+        loop {
+            let Some(&b) = data.get(at + used) else {
+                return found;
+            };
+            if used == 10 {
+                return found;
+            }
+            header |= u64::from(b & 0x7f) << (7 * used);
+            used += 1;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        at += used;
+        let run = usize::try_from(header >> 1).unwrap_or(usize::MAX);
+        if header & 1 == 1 {
+            let n = run.saturating_mul(8).min(count - levels);
+            for k in 0..n {
+                let mut value = 0u64;
+                for bit in 0..width {
+                    let at_bit = (at * 8).saturating_add(k * width + bit);
+                    let byte = data.get(at_bit / 8).copied().unwrap_or(0);
+                    value |= u64::from(byte >> (at_bit % 8) & 1) << bit;
+                }
+                found += usize::from(value == max);
+            }
+            levels += n;
+            at = at.saturating_add(run.saturating_mul(width));
+        } else {
+            let bytes = width.div_ceil(8);
+            let mut value = 0u64;
+            for (i, &b) in data.iter().skip(at).take(bytes).enumerate() {
+                value |= u64::from(b) << (8 * i);
+            }
+            let n = run.min(count - levels);
+            if value == max {
+                found += n;
+            }
+            levels += n;
+            at = at.saturating_add(bytes);
+        }
+    }
+    found
+}
+
+/// Walks the run headers of an RLE/bit-packed hybrid stream of `width`-bit
+/// levels as the crate's `RleDecoder` reads `count` of them: `Err` if a
+/// header is a varint of more than 10 bytes with more data after it (the
+/// crate's `get_vlq_int` panics: "attempt to shift left with overflow", or
+/// its length assertion), found by the `parquet_decode` fuzz target.
+fn check_run_headers(data: &[u8], width: usize, count: usize) -> Result<(), String> {
+    let (mut levels, mut at) = (0usize, 0usize);
+    while levels < count && at < data.len() {
+        let mut header = 0u64;
+        let mut used = 0usize;
+        loop {
+            let Some(&b) = data.get(at + used) else {
+                return Ok(()); // the stream ends: the crate stops there
+            };
+            if used == 10 {
+                return Err(format!(
+                    "the run header at byte {at} is a varint of more than 10 bytes"
+                ));
+            }
+            header |= u64::from(b & 0x7f) << (7 * used);
+            used += 1;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        at += used;
+        let run = usize::try_from(header >> 1).unwrap_or(usize::MAX);
+        if header & 1 == 1 {
+            levels = levels.saturating_add(run.saturating_mul(8));
+            at = at.saturating_add(run.saturating_mul(width));
+        } else {
+            levels = levels.saturating_add(run);
+            at = at.saturating_add(width.div_ceil(8));
+        }
+    }
+    Ok(())
+}
+
+/// Walks an RLE/bit-packed hybrid stream of 1-bit levels as the crate's
+/// `PackedDecoder` reads `count` of them: `Err` if it would read a
+/// bit-packed run past the end of `data`.
+fn check_levels(data: &[u8], count: usize) -> Result<(), String> {
+    let (mut levels, mut at) = (0usize, 0usize);
+    while levels < count && at < data.len() {
+        // The run header: a ULEB128 varint of at most 10 bytes.
+        let mut header = 0u64;
+        let mut used = 0;
+        loop {
+            let Some(&b) = data.get(at + used) else {
+                return Ok(()); // the crate reports the cut header
+            };
+            if used < 10 {
+                header |= u64::from(b & 0x7f)
+                    .checked_shl(7 * used as u32)
+                    .unwrap_or(0);
+            }
+            used += 1;
+            if b & 0x80 == 0 || used == 10 {
+                break;
+            }
+        }
+        at += used;
+        let run = usize::try_from(header >> 1).unwrap_or(usize::MAX);
+        if header & 1 == 1 {
+            // `run` groups of 8 levels, one bit each.
+            let Some(bits) = run.checked_mul(8) else {
+                return Err(format!("a bit-packed run of {run} groups"));
+            };
+            let read = bits.min(count - levels);
+            if at.saturating_mul(8).saturating_add(read) > data.len().saturating_mul(8) {
+                return Err(format!(
+                    "a bit-packed run of {run} groups at byte {} runs past the {} bytes of levels",
+                    at - used,
+                    data.len()
+                ));
+            }
+            levels += read;
+            at = at.saturating_add(run);
+        } else {
+            // A repeated value, in one byte.
+            at += 1;
+            levels = levels.saturating_add(run);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_levels;
+
+    #[test]
+    fn bit_packed_runs_must_fit_in_the_levels() {
+        // 2 groups (16 levels) in 2 bytes; an RLE run of 5.
+        assert!(check_levels(&[0x05, 0xff, 0xff], 16).is_ok());
+        assert!(check_levels(&[0x0a, 0x01], 5).is_ok());
+        // 3 groups claimed, 2 bytes there: an error when the levels read
+        // reach the third byte, fine when fewer are read.
+        assert!(check_levels(&[0x07, 0xff, 0xff], 24).is_err());
+        assert!(check_levels(&[0x07, 0xff, 0xff], 16).is_ok());
+        // A huge claim, and a header cut short (the crate reports that).
+        assert!(check_levels(&[0xff, 0xff, 0xff, 0xff, 0x0f, 0x00], 100).is_err());
+        assert!(check_levels(&[0x80], 8).is_ok());
+    }
+
+    #[test]
+    fn split_values_must_cover_the_non_null_count() {
+        use super::{check_split, count_at};
+        // 3 levels of max 1 as RLE: 1 (x2), then 0 (x1): 2 values.
+        assert_eq!(count_at(&[0x04, 0x01, 0x02, 0x00], 1, 3), 2);
+        // Bit-packed 1, 0, 1, 1, 0, 0, 0, 0: 3 values.
+        assert_eq!(count_at(&[0x03, 0b0000_1101], 1, 8), 3);
+        assert!(check_split(&[0; 8], 2, 4).is_ok());
+        assert!(check_split(&[0; 7], 2, 4).is_err());
+        assert!(check_split(&[], 0, 8).is_ok());
+    }
+
+    #[test]
+    fn run_headers_of_more_than_10_bytes_are_errors() {
+        use super::check_run_headers;
+        // An RLE run of 8 ones, then a header of 11 bytes.
+        let mut data = vec![0x10, 0x01];
+        data.extend([0x80; 10]);
+        data.push(0x01);
+        assert!(check_run_headers(&data, 1, 100).is_err());
+        // Fewer levels wanted: the crate never reads that header.
+        assert!(check_run_headers(&data, 1, 8).is_ok());
+        // A header cut short at the end of the data is the crate's to report.
+        assert!(check_run_headers(&data[..12], 1, 100).is_ok());
+        // Ten bytes are fine.
+        let ten = [0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00];
+        assert!(check_run_headers(&ten, 1, 8).is_ok());
+    }
+}
