@@ -35,7 +35,7 @@
 #![warn(missing_docs)]
 
 mod error;
-#[cfg(any(feature = "fory", feature = "json"))]
+#[cfg(any(feature = "fory", feature = "json", feature = "parquet"))]
 mod huge;
 #[cfg(any(feature = "fory", feature = "arrow"))]
 mod payload;

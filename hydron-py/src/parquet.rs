@@ -110,11 +110,9 @@ fn open(
     })
 }
 
-/// Every vector of `reader`, into one array.
+/// Every vector of `reader`, into one array reserved once.
 fn read_all_vectors(reader: &mut ParquetReader) -> Result<Vec<Gf8>, CodecError> {
-    let mut out = Vec::new();
-    while reader.read_chunk(&mut out)? > 0 {}
-    Ok(out)
+    reader.read_to_end()
 }
 
 /// Save vectors to a Parquet file, atomically.
@@ -244,11 +242,7 @@ pub fn load_codes_parquet<'py>(
     column: Option<&str>,
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let mut reader = open(py, source, column, None)?;
-    let out = detached(py, || {
-        let mut out = Vec::new();
-        while reader.read_codes_chunk(&mut out)? > 0 {}
-        Ok(out)
-    })?;
+    let out = detached(py, || reader.read_codes_to_end())?;
     Ok(codes_out(py, out))
 }
 

@@ -330,10 +330,7 @@ pub fn save_codes(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn load(path: impl AsRef<Path>, policy: Policy) -> Result<Vec<Gf8>, CodecError> {
-    let mut reader = ParquetReader::open(path, policy)?;
-    let mut out = Vec::new();
-    while reader.read_chunk(&mut out)? > 0 {}
-    Ok(out)
+    ParquetReader::open(path, policy)?.read_to_end()
 }
 
 /// Loads the code column of a Parquet file (every code checked).
@@ -349,10 +346,7 @@ pub fn load(path: impl AsRef<Path>, policy: Policy) -> Result<Vec<Gf8>, CodecErr
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn load_codes(path: impl AsRef<Path>) -> Result<Vec<E8Root>, CodecError> {
-    let mut reader = ParquetReader::open_codes(path)?;
-    let mut out = Vec::new();
-    while reader.read_codes_chunk(&mut out)? > 0 {}
-    Ok(out)
+    ParquetReader::open_codes(path)?.read_codes_to_end()
 }
 
 /// Decodes the vector column of a whole Parquet file held in memory.
@@ -369,10 +363,7 @@ pub fn load_codes(path: impl AsRef<Path>) -> Result<Vec<E8Root>, CodecError> {
 /// # Ok::<(), hydron_codec::CodecError>(())
 /// ```
 pub fn from_bytes(bytes: impl Into<bytes::Bytes>, policy: Policy) -> Result<Vec<Gf8>, CodecError> {
-    let mut reader = ParquetReader::from_bytes(bytes, policy, ParquetReadOptions::new())?;
-    let mut out = Vec::new();
-    while reader.read_chunk(&mut out)? > 0 {}
-    Ok(out)
+    ParquetReader::from_bytes(bytes, policy, ParquetReadOptions::new())?.read_to_end()
 }
 
 /// `error` from the parquet crate, outside any row group.

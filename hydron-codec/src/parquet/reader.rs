@@ -418,6 +418,86 @@ impl ParquetReader {
         self.metadata.metadata().file_metadata().num_rows().max(0) as u64
     }
 
+    /// The vectors (or codes) the rest of the file's column chunks can
+    /// hold: for each row group not yet read, its claimed rows capped at
+    /// the column chunk's stored bytes over the least an uncompressed
+    /// value takes (32 bytes a vector, 1 a code), and in all at the data's
+    /// length over the same. A bound backed by bytes that exist, for
+    /// reserving an output once: compressed data can hold more (the output
+    /// then grows as it is read), a claim cannot make it larger.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_codec::Policy;
+    /// let mut e = ParquetEncoder::new(Vec::new(), ParquetOptions::new().compression("none".parse()?))?;
+    /// e.write(&hydron_core::E8_ROOTS)?;
+    /// let reader = ParquetReader::from_bytes(e.finish()?, Policy::Strict, ParquetReadOptions::new())?;
+    /// assert_eq!(reader.proven_vectors(), 240);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn proven_vectors(&self) -> u64 {
+        use ::parquet::file::reader::Length;
+        let per = match self.target {
+            Target::Vectors(_) => 32,
+            Target::Codes => 1,
+        };
+        let meta = self.metadata.metadata();
+        let descr = meta.file_metadata().schema_descr();
+        let leaves: Vec<usize> = (0..descr.num_columns())
+            .filter(|&leaf| descr.get_column_root_idx(leaf) == self.column)
+            .collect();
+        let groups = meta.row_groups().iter().skip(self.next_group);
+        let sum: u64 = groups
+            .map(|group| {
+                let bytes: u64 = leaves
+                    .iter()
+                    .map(|&leaf| group.column(leaf).compressed_size().max(0) as u64)
+                    .sum();
+                (group.num_rows().max(0) as u64).min(bytes / per)
+            })
+            .sum();
+        sum.min(self.source.len() / per)
+    }
+
+    /// Reads every remaining vector into one `Vec`, reserved once for
+    /// [`proven_vectors`](Self::proven_vectors) (large outputs backed by
+    /// huge pages where the system offers them), so that it is not grown
+    /// and copied row group after row group.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_codec::Policy;
+    /// let mut e = ParquetEncoder::new(Vec::new(), ParquetOptions::new().row_group_vectors(100))?;
+    /// e.write(&hydron_core::E8_ROOTS)?;
+    /// let mut reader = ParquetReader::from_bytes(e.finish()?, Policy::Strict, ParquetReadOptions::new())?;
+    /// assert_eq!(reader.read_to_end()?, hydron_core::E8_ROOTS);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_to_end(&mut self) -> Result<Vec<Gf8>, CodecError> {
+        let mut out = reserved(self.proven_vectors())?;
+        while self.read_chunk(&mut out)? > 0 {}
+        Ok(out)
+    }
+
+    /// Reads every remaining code into one `Vec`, reserved once, as
+    /// [`read_to_end`](Self::read_to_end) does for vectors.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReader};
+    /// use hydron_core::E8Root;
+    /// let mut e = ParquetEncoder::new_codes(Vec::new(), ParquetOptions::new())?;
+    /// e.write_codes(&[E8Root::new(3)?, E8Root::new(5)?])?;
+    /// let mut reader = ParquetReader::codes_from_bytes(e.finish()?)?;
+    /// assert_eq!(reader.read_codes_to_end()?.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_codes_to_end(&mut self) -> Result<Vec<E8Root>, CodecError> {
+        let mut out = reserved(self.proven_vectors())?;
+        while self.read_codes_chunk(&mut out)? > 0 {}
+        Ok(out)
+    }
+
     /// The number of row groups.
     ///
     /// ```
@@ -956,4 +1036,21 @@ fn open_file(path: &Path) -> std::io::Result<Source> {
         file: Arc::new(file),
         len: meta.len(),
     })
+}
+
+/// An empty `Vec` with room for `n` items (`n` proven by the data), backed
+/// by huge pages when large; an allocation that fails is an error.
+fn reserved<T>(n: u64) -> Result<Vec<T>, CodecError> {
+    let n = usize::try_from(n).unwrap_or(usize::MAX);
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|e| {
+        CodecError::Io(std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!("cannot allocate memory for {n} values: {e}"),
+        ))
+    })?;
+    if n.saturating_mul(size_of::<T>()) >= crate::huge::MIN_HUGE_BYTES {
+        crate::huge::advise_spare(&mut out);
+    }
+    Ok(out)
 }
