@@ -857,3 +857,27 @@ fn byte_stream_split_values_shorter_than_their_count_are_an_error_without_a_pani
         "{err}"
     );
 }
+
+/// Found by the `parquet_decode` fuzz target: a footer field holding a
+/// list that claims 2^31 bools in a few bytes keeps the parquet crate's
+/// Thrift skip busy for minutes (it spends no byte on a bool element).
+/// hydron walks the footer first and refuses it at once.
+#[test]
+fn a_footer_list_claiming_billions_of_bools_is_refused_at_once() {
+    let mut bytes = encode(&vectors(10, 9), ParquetOptions::new());
+    let n = bytes.len();
+    let footer_len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
+    assert_eq!(bytes[n - 9], 0, "the footer struct ends with STOP");
+    // Field 100 (long form: type list, zigzag id), a list of 2^31 bools.
+    let bomb = [0x09, 0xc8, 0x01, 0xf1, 0x80, 0x80, 0x80, 0x80, 0x08];
+    bytes.splice(n - 9..n - 9, bomb);
+    let n = bytes.len();
+    bytes[n - 8..n - 4].copy_from_slice(&((footer_len + bomb.len()) as u32).to_le_bytes());
+    let start = std::time::Instant::now();
+    let err = parquet::from_bytes(bytes, Policy::Strict).unwrap_err();
+    assert!(start.elapsed() < std::time::Duration::from_secs(2));
+    assert!(
+        err.to_string().contains("the file metadata is malformed"),
+        "{err}"
+    );
+}

@@ -16,8 +16,9 @@ use parquet::file::reader::ChunkReader;
 
 use super::source::Source;
 
-/// Nesting that a page header needs at most (statistics inside a page
-/// header inside ...); deeper is malformed.
+/// Nesting that a page header or a footer needs at most (statistics
+/// inside column metadata inside a row group inside the file metadata,
+/// ...); deeper is malformed.
 const MAX_DEPTH: u32 = 16;
 
 /// One page header's sizes, and how long the header itself is; its type
@@ -226,12 +227,7 @@ fn skip(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Result<(),
             };
             let element = header & 0x0f;
             for _ in 0..count {
-                // A bool element is one byte in a list.
-                if element == 1 || element == 2 {
-                    input.byte()?;
-                } else {
-                    skip(input, element, depth + 1)?;
-                }
+                skip_element(input, element, depth + 1)?;
             }
         }
         11 => {
@@ -239,8 +235,8 @@ fn skip(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Result<(),
             if count > 0 {
                 let types = input.byte()?;
                 for _ in 0..count {
-                    skip(input, types >> 4, depth + 1)?;
-                    skip(input, types & 0x0f, depth + 1)?;
+                    skip_element(input, types >> 4, depth + 1)?;
+                    skip_element(input, types & 0x0f, depth + 1)?;
                 }
             }
         }
@@ -257,6 +253,34 @@ fn skip(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Result<(),
         other => return Err(format!("unknown Thrift type {other}")),
     }
     Ok(())
+}
+
+/// Skips one element of a list, set or map of compact type `kind`. Every
+/// element takes at least one byte (a bool element is a byte, unlike a
+/// bool field), so a container cannot claim more elements than the bytes
+/// that follow: a claim of billions ends at the end of the input, not
+/// after billions of steps. (The parquet crate's own skip spends no byte
+/// on a bool element, so a few bytes can keep it busy for minutes: the
+/// footer is walked here first for that reason.)
+fn skip_element(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Result<(), String> {
+    if kind == 1 || kind == 2 {
+        input.byte().map(drop)
+    } else {
+        skip(input, kind, depth)
+    }
+}
+
+/// Walks the Thrift struct `bytes` (a footer's `FileMetaData`) with the
+/// skipper above: an error for anything malformed, a nesting deeper than
+/// [`MAX_DEPTH`], or a container claiming more elements than the bytes
+/// left can hold.
+pub(super) fn check_struct(bytes: &[u8]) -> Result<(), String> {
+    let mut cursor = std::io::Cursor::new(bytes);
+    let mut input = Counting {
+        inner: &mut cursor,
+        read: 0,
+    };
+    skip(&mut input, 12, 0)
 }
 
 fn zigzag(n: u64) -> i64 {
@@ -455,6 +479,23 @@ mod tests {
         // Plain and RLE data pages need none.
         check_pages(&[page(DATA_PAGE, Some((5, 2, 0)), 4)]).unwrap();
         check_pages(&[page(DATA_PAGE_V2, Some((8, 4, 3)), 4)]).unwrap();
+    }
+
+    #[test]
+    fn containers_cannot_claim_more_elements_than_bytes() {
+        // A struct with field 1: a list of 2^31 bools, in 8 bytes.
+        let list = [0x19, 0xf1, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00];
+        let start = std::time::Instant::now();
+        assert!(check_struct(&list).is_err());
+        // A map of 2^60 bool → bool pairs.
+        let map = [
+            0x1b, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10, 0x11, 0x00,
+        ];
+        assert!(check_struct(&map).is_err());
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+        // The same containers, holding what they claim, pass.
+        assert_eq!(check_struct(&[0x19, 0x21, 0x01, 0x02, 0x00]), Ok(()));
+        assert_eq!(check_struct(&[0x1b, 0x01, 0x11, 0x01, 0x02, 0x00]), Ok(()));
     }
 
     #[test]

@@ -936,7 +936,12 @@ fn check_footer_len(source: &Source, limit: u64) -> Result<(), CodecError> {
              (ParquetReadOptions::max_page_bytes)"
         )));
     }
-    Ok(())
+    // The footer's Thrift, walked before the parquet crate parses it: a
+    // container claiming more elements than there are bytes would keep
+    // the crate's skip busy for minutes (found by the fuzz target).
+    let bytes = guarded(None, || source.get_bytes(len - 8 - footer, footer as usize))?;
+    super::pages::check_struct(&bytes)
+        .map_err(|detail| footer_error(format!("the file metadata is malformed: {detail}")))
 }
 
 /// The footer's row counts must agree: the file's with the sum of its row
