@@ -308,15 +308,10 @@ pub fn from_arrow<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let policy = parse_or_strict(policy)?;
     let (chunks, name) = columns(py, source, column, harrow::find_vector_column)?;
-    let out = detached(py, || {
-        let rows: usize = chunks.iter().map(|c| c.len()).sum();
-        let mut out: Vec<Gf8> = Vec::with_capacity(rows);
-        let mut first_row = 0u64;
-        for chunk in &chunks {
-            harrow::append_vectors(chunk.as_ref(), policy, &mut out, &name, first_row)?;
-            first_row += chunk.len() as u64;
-        }
-        Ok(out)
+    let out: Vec<Gf8> = detached(py, || {
+        gather(&chunks, |chunk, first_row, out| {
+            harrow::append_vectors(chunk, policy, out, &name, first_row)
+        })
     })?;
     Ok(gf8_out(py, out))
 }
@@ -338,19 +333,27 @@ pub fn codes_from_arrow<'py>(
     column: Option<&str>,
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let (chunks, name) = columns(py, source, column, harrow::find_code_column)?;
-    let out = detached(py, || {
-        let rows: usize = chunks.iter().map(|c| c.len()).sum();
-        let mut out: Vec<E8Root> = Vec::with_capacity(rows);
-        let mut first_row = 0u64;
-        for chunk in &chunks {
-            out.extend(harrow::codes_from_arrow_at(
-                chunk.as_ref(),
-                &name,
-                first_row,
-            )?);
-            first_row += chunk.len() as u64;
-        }
-        Ok(out)
+    let out: Vec<E8Root> = detached(py, || {
+        gather(&chunks, |chunk, first_row, out| {
+            out.extend(harrow::codes_from_arrow_at(chunk, &name, first_row)?);
+            Ok(())
+        })
     })?;
     Ok(codes_out(py, out))
+}
+
+/// The rows of every chunk in one `Vec` (reserved once for them all):
+/// `append` adds a chunk's rows, numbered from `first_row` for errors.
+fn gather<T>(
+    chunks: &[ArrayRef],
+    append: impl Fn(&dyn Array, u64, &mut Vec<T>) -> Result<(), CodecError>,
+) -> Result<Vec<T>, CodecError> {
+    let rows: usize = chunks.iter().map(|c| c.len()).sum();
+    let mut out = Vec::with_capacity(rows);
+    let mut first_row = 0u64;
+    for chunk in chunks {
+        append(chunk.as_ref(), first_row, &mut out)?;
+        first_row += chunk.len() as u64;
+    }
+    Ok(out)
 }
