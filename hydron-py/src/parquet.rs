@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use hydron_codec::parquet::{
     self as hparquet, Compression, ParquetOptions, ParquetReadOptions, ParquetReader,
 };
-use hydron_codec::{CodecError, Policy};
+use hydron_codec::Policy;
 use hydron_core::{E8Root, Gf8};
 use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -108,11 +108,6 @@ fn open(
         Some(policy) => ParquetReader::from_bytes(bytes, policy, options),
         None => ParquetReader::codes_from_bytes_with(bytes, options),
     })
-}
-
-/// Every vector of `reader`, into one array reserved once.
-fn read_all_vectors(reader: &mut ParquetReader) -> Result<Vec<Gf8>, CodecError> {
-    reader.read_to_end()
 }
 
 /// Save vectors to a Parquet file, atomically.
@@ -227,7 +222,7 @@ pub fn load_parquet<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let policy = parse_or_strict(policy)?;
     let mut reader = open(py, source, column, Some(policy))?;
-    let out = detached(py, || read_all_vectors(&mut reader))?;
+    let out = detached(py, || reader.read_to_end())?;
     Ok(gf8_out(py, out))
 }
 
@@ -326,7 +321,7 @@ pub fn vectors_from_bytes(
     policy: Policy,
 ) -> PyResult<Vec<Gf8>> {
     let mut reader = open(py, source, None, Some(policy))?;
-    detached(py, || read_all_vectors(&mut reader))
+    detached(py, || reader.read_to_end())
 }
 
 /// Vectors of the Parquet file at `path` (for `hydron.load`).

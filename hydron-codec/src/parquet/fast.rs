@@ -434,14 +434,10 @@ fn all_equal(bytes: &[u8], group: &[u8]) -> bool {
 /// An unsigned LEB128 varint (at most 5 bytes for the 32-bit headers the
 /// format uses), and how many bytes it took.
 fn uleb128(data: &[u8]) -> Option<(u64, usize)> {
-    let mut value = 0u64;
-    for (k, &b) in data.iter().take(5).enumerate() {
-        value |= u64::from(b & 0x7f) << (7 * k);
-        if b & 0x80 == 0 {
-            return Some((value, k + 1));
-        }
+    match super::levels::varint(data, 5) {
+        super::levels::Varint::Value(value, used) => Some((value, used)),
+        _ => None,
     }
-    None
 }
 
 #[cfg(test)]

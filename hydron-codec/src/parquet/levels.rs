@@ -210,21 +210,9 @@ fn count_at(data: &[u8], max: i16, count: usize) -> usize {
     let max = max as u64;
     let (mut levels, mut at, mut found) = (0usize, 0usize, 0usize);
     while levels < count && at < data.len() {
-        let mut header = 0u64;
-        let mut used = 0usize;
-        loop {
-            let Some(&b) = data.get(at + used) else {
-                return found;
-            };
-            if used == 10 {
-                return found;
-            }
-            header |= u64::from(b & 0x7f) << (7 * used);
-            used += 1;
-            if b & 0x80 == 0 {
-                break;
-            }
-        }
+        let Varint::Value(header, used) = varint(&data[at..], 10) else {
+            return found;
+        };
         at += used;
         let run = usize::try_from(header >> 1).unwrap_or(usize::MAX);
         if header & 1 == 1 {
@@ -265,23 +253,15 @@ fn count_at(data: &[u8], max: i16, count: usize) -> usize {
 fn check_run_headers(data: &[u8], width: usize, count: usize) -> Result<(), String> {
     let (mut levels, mut at) = (0usize, 0usize);
     while levels < count && at < data.len() {
-        let mut header = 0u64;
-        let mut used = 0usize;
-        loop {
-            let Some(&b) = data.get(at + used) else {
-                return Ok(()); // the stream ends: the crate stops there
-            };
-            if used == 10 {
+        let (header, used) = match varint(&data[at..], 10) {
+            Varint::Value(header, used) => (header, used),
+            Varint::Ends => return Ok(()), // the stream ends: the crate stops there
+            Varint::TooLong => {
                 return Err(format!(
                     "the run header at byte {at} is a varint of more than 10 bytes"
-                ));
+                ))
             }
-            header |= u64::from(b & 0x7f) << (7 * used);
-            used += 1;
-            if b & 0x80 == 0 {
-                break;
-            }
-        }
+        };
         at += used;
         let run = usize::try_from(header >> 1).unwrap_or(usize::MAX);
         if header & 1 == 1 {
@@ -342,6 +322,37 @@ fn check_levels(data: &[u8], count: usize) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// An unsigned LEB128 varint at the start of `data` (an RLE/bit-packed run
+/// header), of at most `max_bytes` bytes.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Varint {
+    /// The value, and how many bytes it took.
+    Value(u64, usize),
+    /// `data` ends inside it.
+    Ends,
+    /// It has no last byte within `max_bytes`.
+    TooLong,
+}
+
+pub(super) fn varint(data: &[u8], max_bytes: usize) -> Varint {
+    let mut value = 0u64;
+    for used in 0.. {
+        let Some(&b) = data.get(used) else {
+            return Varint::Ends;
+        };
+        if used == max_bytes {
+            return Varint::TooLong;
+        }
+        value |= u64::from(b & 0x7f)
+            .checked_shl(7 * used as u32)
+            .unwrap_or(0);
+        if b & 0x80 == 0 {
+            return Varint::Value(value, used + 1);
+        }
+    }
+    unreachable!("the loop returns")
 }
 
 #[cfg(test)]
