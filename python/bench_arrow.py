@@ -122,7 +122,8 @@ def dask_rows(vectors: int, runs: int, tmp: pathlib.Path) -> list[tuple[str, flo
     rows = []
     for workers in (1, 2):
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster):
+                          dashboard_address=None,
+                          env=dq.ONE_THREAD_EACH) as cluster, Client(cluster):
             times = []
             for k in range(runs):
                 out = tmp / f"dask-out-{workers}-{k}"

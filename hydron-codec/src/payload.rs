@@ -48,7 +48,11 @@ pub(crate) fn decode_payload_into(
 /// `policy`. On `Ok` every slot has been written; on error, the caller
 /// must treat the slots as uninitialized.
 #[inline]
-fn fill(data: &[u8], slots: &mut [MaybeUninit<Gf8>], policy: Policy) -> Result<(), CodecError> {
+pub(crate) fn fill(
+    data: &[u8],
+    slots: &mut [MaybeUninit<Gf8>],
+    policy: Policy,
+) -> Result<(), CodecError> {
     let at = |e: BatchError| CodecError::InvalidVector {
         index: e.index as u64,
         error: e.error,

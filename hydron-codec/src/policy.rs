@@ -70,6 +70,29 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// Applies the policy to vectors in place: checks them (`Strict`),
+    /// fixes the finite non-unit ones (`Renormalize`) or nothing
+    /// (`Trusted`); afterwards each is a [`Gf8`] valid under the policy.
+    /// The error names the first vector the policy refuses.
+    #[cfg_attr(
+        not(all(
+            feature = "parallel",
+            feature = "fory",
+            target_os = "linux",
+            target_endian = "little"
+        )),
+        allow(dead_code)
+    )]
+    pub(crate) fn apply_in_place(self, arrays: &mut [[f32; 8]]) -> Result<(), BatchError> {
+        match self {
+            Policy::Strict => hydron_core::batch::validate(arrays),
+            Policy::Renormalize => renormalize_in_place(arrays),
+            Policy::Trusted => Ok(()),
+        }
+    }
+}
+
 /// Scales every finite non-unit vector onto the sphere, leaving valid ones
 /// untouched; the first non-finite vector is an error.
 fn renormalize_in_place(arrays: &mut [[f32; 8]]) -> Result<(), BatchError> {

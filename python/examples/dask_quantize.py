@@ -40,6 +40,11 @@ import hydron
 #: The query vector of the filter: the first E8 root, (1, 1, 0, ..., 0)/sqrt(2).
 QUERY = hydron.E8_ROOTS[0]
 
+#: The environment of each worker process: hydron's kernels on one thread
+#: (they use every core by default, through rayon), since Dask already runs
+#: one task per core; the same advice Dask gives for numpy's BLAS threads.
+ONE_THREAD_EACH = {"RAYON_NUM_THREADS": "1"}
+
 
 def generate(directory: str, vectors: int, files: int, row_group_vectors: int, seed: int = 0) -> None:
     """Write ``vectors`` random unit vectors as ``files`` hydron Parquet files."""
@@ -130,7 +135,8 @@ def main() -> None:
         client = Client(args.scheduler)
     else:
         cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+                               dashboard_address=None,
+                               env=ONE_THREAD_EACH)
         client = Client(cluster)
     with client:
         seconds = run(args.input, args.output, max_angle=args.max_angle)

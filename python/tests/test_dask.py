@@ -32,7 +32,8 @@ VECTORS = int(os.environ.get("HYDRON_DASK_VECTORS", 10_000_000))
 @pytest.fixture(scope="module")
 def cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=None,
+                                  env=_example().ONE_THREAD_EACH) as cluster, \
             distributed.Client(cluster) as client:
         yield client
 

@@ -399,3 +399,50 @@ def test_random_damage_raises_only_hydron_errors(form):
             continue
         # Accepted only if the damage left the bytes as they were.
         assert damaged == data
+
+
+_LOAD_IN_CHILD = """
+import sys, hashlib, hydron
+try:
+    a = hydron.load(sys.argv[1], policy=sys.argv[2])
+    print("ok", a.shape, hashlib.sha256(a.tobytes()).hexdigest())
+except hydron.HydronError as e:
+    print(type(e).__name__, e)
+"""
+
+
+def _load_in_child(path, policy, threads):
+    import subprocess
+    import sys
+    env = dict(os.environ)
+    if threads is None:
+        env.pop("RAYON_NUM_THREADS", None)
+    else:
+        env["RAYON_NUM_THREADS"] = str(threads)
+    done = subprocess.run([sys.executable, "-c", _LOAD_IN_CHILD, str(path), policy],
+                          env=env, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_large_files_load_the_same_across_cores_and_on_one_thread(tmp_path):
+    """hydron.load reads a binary file of 4 MiB of vectors or more across
+    every core; with RAYON_NUM_THREADS=1 it reads it on one thread. Same
+    array, same errors, whatever is wrong with the file."""
+    v = unit_vectors(150_001, seed=5)
+    v[999] *= 2  # not unit: refused when strict, fixed when renormalizing
+    path = tmp_path / "big.hyd"
+    hydron.save(path, v, policy="trusted")
+    good = path.read_bytes()
+    bad_crc = bytearray(good)
+    bad_crc[3_000_000] ^= 0x10
+    cases = {"good": good, "flipped": bytes(bad_crc), "cut": good[:-100]}
+    for what, data in cases.items():
+        path.write_bytes(data)
+        for policy in ["strict", "renormalize", "trusted"]:
+            all_cores = _load_in_child(path, policy, None)
+            one = _load_in_child(path, policy, 1)
+            assert all_cores == one, (what, policy)
+            expected_ok = what == "good" and policy != "strict"
+            assert all_cores.startswith("ok") == expected_ok, (what, policy, all_cores)
+    path.write_bytes(good)
+    assert (hydron.load(path, policy="trusted") == v).all()

@@ -22,7 +22,7 @@ const MAX_PAYLOAD_OVERHEAD: u64 = 4096;
 /// Coordinates are read, checksummed and decoded this many bytes at a
 /// time (a multiple of 32): small enough to stay in a core's L2 cache
 /// between the passes, large enough that each read is cheap.
-const BLOCK_LEN: usize = 256 * 1024;
+pub(crate) const BLOCK_LEN: usize = 256 * 1024;
 
 /// CRC-32 (IEEE 802.3, as zlib) of the concatenated `parts`; see
 /// `docs/format.md`.
@@ -94,6 +94,91 @@ fn crc_ok(b: &[u8], at: usize) -> Result<(), String> {
             "checksum mismatch (stored {stored:08x}, computed {computed:08x})"
         ))
     }
+}
+
+/// Checks a header; returns the largest chunk it allows (in vectors).
+pub(crate) fn check_header(h: &[u8; HEADER_LEN]) -> Result<u32, CodecError> {
+    let corrupt = |detail: String| CodecError::Corrupt {
+        section: Section::Header,
+        offset: 0,
+        detail,
+    };
+    if h[..8] != MAGIC {
+        return Err(corrupt("bad magic bytes".into()));
+    }
+    crc_ok(h, 16).map_err(corrupt)?;
+    let version = u16::from_le_bytes([h[8], h[9]]);
+    if version != VERSION {
+        return Err(CodecError::UnsupportedVersion {
+            found: version.into(),
+            supported: VERSION.into(),
+        });
+    }
+    let flags = u16::from_le_bytes([h[10], h[11]]);
+    if flags != 0 {
+        return Err(corrupt(format!(
+            "reserved flags are {flags:#06x}, must be 0"
+        )));
+    }
+    let max_chunk_vectors = u32_at(h, 12);
+    if !(1..=FileOptions::MAX_CHUNK_VECTORS).contains(&max_chunk_vectors) {
+        return Err(corrupt(format!(
+            "chunk size {max_chunk_vectors} is outside 1..={}",
+            FileOptions::MAX_CHUNK_VECTORS
+        )));
+    }
+    Ok(max_chunk_vectors)
+}
+
+/// What the checked frame header of a chunk says.
+pub(crate) struct ChunkFrame {
+    /// Its vectors: `1..=` the header's chunk size.
+    pub(crate) count: u32,
+    /// The length of its fory message: at least `32 * count`, at most
+    /// [`MAX_PAYLOAD_OVERHEAD`] more.
+    pub(crate) payload_len: u64,
+}
+
+/// Checks the frame header of chunk `k`, which starts at byte `start`, in
+/// a file whose chunks hold at most `max_chunk_vectors`.
+pub(crate) fn check_chunk_frame(
+    frame: &[u8; FRAME_LEN],
+    k: u64,
+    max_chunk_vectors: u32,
+    start: u64,
+) -> Result<ChunkFrame, CodecError> {
+    let corrupt = |detail: String| CodecError::Corrupt {
+        section: Section::Chunk(k),
+        offset: start,
+        detail,
+    };
+    crc_ok(frame, 20).map_err(|d| corrupt(format!("frame header {d}")))?;
+    let index = u64_at(frame, 4);
+    if index != k {
+        return Err(corrupt(format!(
+            "the frame says chunk {index}, expected chunk {k} (a chunk is missing or out of place)"
+        )));
+    }
+    let count = u32_at(frame, 12);
+    if !(1..=max_chunk_vectors).contains(&count) {
+        return Err(corrupt(format!(
+            "vector count {count} is outside 1..={max_chunk_vectors}"
+        )));
+    }
+    let payload_len = u64::from(u32_at(frame, 16));
+    let min = 32 * u64::from(count);
+    if !(min..=min + MAX_PAYLOAD_OVERHEAD).contains(&payload_len) {
+        return Err(corrupt(format!(
+            "payload length {payload_len} does not fit {count} vectors"
+        )));
+    }
+    Ok(ChunkFrame { count, payload_len })
+}
+
+/// The chunk and vector counts of a trailer whose tag and checksum are
+/// right (whether they match the file is for the reader to check).
+pub(crate) fn trailer_counts(t: &[u8; FRAME_LEN]) -> Option<(u64, u64)> {
+    (t[..4] == TRAILER_TAG && crc_ok(t, 20).is_ok()).then(|| (u64_at(t, 4), u64_at(t, 12)))
 }
 
 /// Writes the binary form to `W`, one chunk at a time.
@@ -211,36 +296,7 @@ impl<R: BufRead> Decoder<R> {
         };
         let mut h = [0u8; HEADER_LEN];
         d.read_exact(&mut h, Section::Header)?;
-        let corrupt = |detail: String| CodecError::Corrupt {
-            section: Section::Header,
-            offset: 0,
-            detail,
-        };
-        if h[..8] != MAGIC {
-            return Err(corrupt("bad magic bytes".into()));
-        }
-        crc_ok(&h, 16).map_err(corrupt)?;
-        let version = u16::from_le_bytes([h[8], h[9]]);
-        if version != VERSION {
-            return Err(CodecError::UnsupportedVersion {
-                found: version.into(),
-                supported: VERSION.into(),
-            });
-        }
-        let flags = u16::from_le_bytes([h[10], h[11]]);
-        if flags != 0 {
-            return Err(corrupt(format!(
-                "reserved flags are {flags:#06x}, must be 0"
-            )));
-        }
-        d.max_chunk_vectors = u32_at(&h, 12);
-        if !(1..=FileOptions::MAX_CHUNK_VECTORS).contains(&d.max_chunk_vectors) {
-            return Err(corrupt(format!(
-                "chunk size {} is outside 1..={}",
-                d.max_chunk_vectors,
-                FileOptions::MAX_CHUNK_VECTORS
-            )));
-        }
+        d.max_chunk_vectors = check_header(&h)?;
         Ok(d)
     }
 
@@ -390,32 +446,9 @@ impl<R: BufRead> Decoder<R> {
             offset,
             detail,
         };
-        crc_ok(frame, 20).map_err(|d| corrupt(start, format!("frame header {d}")))?;
-        let index = u64_at(frame, 4);
-        if index != k {
-            return Err(corrupt(
-                start,
-                format!("the frame says chunk {index}, expected chunk {k} (a chunk is missing or out of place)"),
-            ));
-        }
-        let count = u32_at(frame, 12);
-        if !(1..=self.max_chunk_vectors).contains(&count) {
-            return Err(corrupt(
-                start,
-                format!(
-                    "vector count {count} is outside 1..={}",
-                    self.max_chunk_vectors
-                ),
-            ));
-        }
-        let payload_len = u64::from(u32_at(frame, 16));
+        let ChunkFrame { count, payload_len } =
+            check_chunk_frame(frame, k, self.max_chunk_vectors, start)?;
         let min = 32 * u64::from(count);
-        if !(min..=min + MAX_PAYLOAD_OVERHEAD).contains(&payload_len) {
-            return Err(corrupt(
-                start,
-                format!("payload length {payload_len} does not fit {count} vectors"),
-            ));
-        }
         // The framing of the fory message, then (in every message this
         // crate writes) the coordinates to its end: those are read a block
         // at a time, checked and appended to `out` while they are in cache.
@@ -572,10 +605,7 @@ impl<R: BufRead> Decoder<R> {
 /// allocation.
 pub(crate) fn expected_from_tail(tail: &[u8], len: u64) -> Option<u64> {
     let t = tail.get(tail.len().checked_sub(FRAME_LEN)?..)?;
-    if t[..4] != TRAILER_TAG || crc_ok(t, 20).is_err() {
-        return None;
-    }
-    let vectors = u64_at(t, 12);
+    let (_, vectors) = trailer_counts(t.try_into().ok()?)?;
     (vectors <= len / 32).then_some(vectors)
 }
 

@@ -49,6 +49,13 @@
 
 #[cfg(feature = "fory")]
 mod binary;
+#[cfg(all(
+    feature = "parallel",
+    feature = "fory",
+    target_os = "linux",
+    target_endian = "little"
+))]
+mod parallel;
 mod reader;
 #[cfg(feature = "json")]
 mod text;
@@ -282,6 +289,15 @@ pub fn save(path: impl AsRef<Path>, vectors: &[Gf8], format: Format) -> Result<(
 /// output is reserved for N at once, in huge pages where the system offers
 /// them (faulting in a fresh output costs more than the second read).
 ///
+/// With the `parallel` feature (on Linux), such a file in the binary form is
+/// read across rayon's pool: its chunks' frames first, then the first half
+/// of the coordinates to prove them, then all of them in pieces of 1 MiB,
+/// each read by position, checksummed and decoded into its place in the
+/// output by one thread. The result is the same as on one thread; at the
+/// first surprise (a bad checksum or vector, a file that changes while it
+/// is read) the file is read again on one thread from the start, which
+/// reports the error as it always does.
+///
 /// ```
 /// use hydron_codec::{file, CodecError, Policy};
 ///
@@ -294,7 +310,17 @@ pub fn save(path: impl AsRef<Path>, vectors: &[Gf8], format: Format) -> Result<(
 /// ```
 pub fn load(path: impl AsRef<Path>, policy: Policy) -> Result<Vec<Gf8>, CodecError> {
     let path = path.as_ref();
-    let mut reader = FileReader::open(path, policy)?;
+    let file = reader::open_file(path)?;
+    #[cfg(all(
+        feature = "parallel",
+        feature = "fory",
+        target_os = "linux",
+        target_endian = "little"
+    ))]
+    if let Some(vectors) = parallel::load(&file, policy) {
+        return Ok(vectors);
+    }
+    let mut reader = FileReader::from_file(file, path, policy)?;
     let mut out = Vec::new();
     if let Some(n) = reader.expected_vectors() {
         presize(path, n, &mut out)?;

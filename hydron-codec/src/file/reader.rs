@@ -231,8 +231,16 @@ impl FileReader {
     /// ```
     pub fn open(path: impl AsRef<Path>, policy: Policy) -> Result<FileReader, CodecError> {
         let path = path.as_ref();
+        FileReader::from_file(open_file(path)?, path, policy)
+    }
+
+    /// [`open`](FileReader::open) for a file already opened at `path`.
+    pub(crate) fn from_file(
+        mut file: File,
+        path: &Path,
+        policy: Policy,
+    ) -> Result<FileReader, CodecError> {
         let in_file = |error: CodecError| in_file(path, error);
-        let mut file = File::open(path).map_err(|e| in_file(CodecError::Io(e)))?;
         let tail = regular_tail(&mut file).map_err(|e| in_file(CodecError::Io(e)))?;
         let hint = tail.as_ref().map(|(len, tail)| Hint { len: *len, tail });
         let reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(BUFFER_LEN, file));
@@ -499,6 +507,11 @@ impl Iterator for FileReader {
             }
         }
     }
+}
+
+/// Opens `path` for reading; errors name it.
+pub(crate) fn open_file(path: &Path) -> Result<File, CodecError> {
+    File::open(path).map_err(|e| in_file(path, CodecError::Io(e)))
 }
 
 fn in_file(path: &Path, error: CodecError) -> CodecError {
