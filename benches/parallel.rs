@@ -5,8 +5,10 @@
 //!
 //! - `parallel_1m/<kernel>`: `1-thread` runs the dispatched `batch`
 //!   function inside `ThreadPoolBuilder::new().num_threads(1)` (so it stays
-//!   serial); `N-threads` runs it in the global pool. Without the
-//!   `parallel` feature both rows are serial.
+//!   serial); `N-threads` runs it in the global pool. Also `memcpy` (a
+//!   plain copy of the same 32 MB, split the same way: the memory-bandwidth
+//!   yardstick) and `file_load` (`file::load` of a warm 1M-vector binary
+//!   file, strict).
 //! - `crossover/<kernel>/<n>`: the backend kernel on `n` vectors, serially
 //!   and split in two halves with `rayon::join`, for `n` around the
 //!   thresholds: where `split-2` becomes faster than `serial` is the size
@@ -21,6 +23,8 @@ mod common;
 use std::hint::black_box;
 
 use common::Rng;
+
+use rayon::prelude::*;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use hydron_core::batch;
@@ -92,6 +96,28 @@ fn parallel_1m(c: &mut Criterion) {
         batch::copy_validated_uninit(black_box(bytes), decoded.spare_capacity_mut())
             .expect("unit vectors");
     });
+    // The memory-bandwidth yardstick: a plain copy of the same 32 MB, in
+    // pieces as the kernels split (serial in the one-thread pool).
+    let mut copied = vec![[0.0f32; 8]; N];
+    run("memcpy", &mut || {
+        let piece = N.div_ceil(4 * rayon::current_num_threads());
+        copied
+            .par_chunks_mut(piece)
+            .zip(black_box(&raw).par_chunks(piece))
+            .for_each(|(to, from)| to.copy_from_slice(from));
+    });
+    // The container reader: a warm file of N vectors, loaded (and checked)
+    // into a fresh output each time.
+    #[cfg(feature = "fory")]
+    {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("parallel.hyd");
+        hydron_codec::file::save(&path, &units, hydron_codec::file::Format::Fory).expect("saved");
+        run("file_load", &mut || {
+            let loaded = hydron_codec::file::load(&path, hydron_codec::Policy::Strict);
+            black_box(loaded.expect("a valid file"));
+        });
+    }
 }
 
 /// Runs `kernel` on the whole slice, or on its two halves with `rayon::join`.

@@ -166,6 +166,25 @@ where
     py.detach(f).map_err(|e| codec_error(py, e))
 }
 
+/// An I/O error met while reading a Python file object.
+pub fn io_error_here(py: Python<'_>, e: std::io::Error) -> PyErr {
+    codec_error(py, CodecError::Io(e))
+}
+
+/// A file object that holds more than `limit` bytes where it must be read
+/// whole: a `HydronError` whose `offset` is where reading stopped.
+pub fn input_too_large(py: Python<'_>, limit: u64) -> PyErr {
+    raise(
+        py,
+        "HydronError",
+        format!(
+            "the file object holds more than {limit} bytes, the most read whole from a \
+             stream (Parquet is read whole); load it from its path, or pass its bytes"
+        ),
+        &[("offset", int(py, limit))],
+    )
+}
+
 /// A codec error as the matching `hydron.errors` exception; a file's path
 /// stays in the message (and in `OSError.filename`).
 pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {

@@ -19,6 +19,7 @@ use crate::codec::{encode_vectors, prepared};
 use crate::errors::{codec_error, detached};
 use crate::parquet::{self as pyparquet, path_of};
 use crate::policy::{self, parse_or_strict};
+use crate::stream;
 use hydron_codec::parquet;
 
 /// Whether `path` is a regular file that starts with Parquet's magic
@@ -63,15 +64,33 @@ fn options(chunk_vectors: u64, durable: bool) -> PyResult<FileOptions> {
     }
 }
 
-/// The whole content of a binary file object (`source.read()`).
-fn read_all<'py>(source: &Bound<'py, PyAny>) -> PyResult<arrays::Data<'py>> {
-    if !source.hasattr("read")? {
-        return Err(PyTypeError::new_err(format!(
-            "expected a path or a binary file object, got {} (for bytes use loads)",
-            source.get_type().name()?
-        )));
+/// The vectors of a hydron file (or Parquet file) read from a binary file
+/// object: a container is decoded as it arrives (without the GIL, taken
+/// back for each `read`), Parquet is read whole first (at most
+/// [`stream::MAX_WHOLE_READ_BYTES`]).
+fn load_stream(py: Python<'_>, source: &Bound<'_, PyAny>, policy: Policy) -> PyResult<Vec<Gf8>> {
+    let (stream, parquet) = stream::open(source)?;
+    if parquet {
+        let bytes = PyBytes::new(py, &stream::read_whole(py, stream)?);
+        return pyparquet::vectors_from_bytes(py, bytes.as_any(), policy);
     }
-    arrays::data(&source.call_method0("read")?)
+    detached(py, move || {
+        let mut reader = FileReader::from_reader(stream, policy)?;
+        let mut out = Vec::new();
+        while reader.read_chunk(&mut out)? > 0 {}
+        Ok(out)
+    })
+}
+
+/// A file object that is not one (no `read` method).
+fn not_a_file(source: &Bound<'_, PyAny>) -> PyResult<()> {
+    if source.hasattr("read")? {
+        return Ok(());
+    }
+    Err(PyTypeError::new_err(format!(
+        "expected a path or a binary file object, got {} (for bytes use loads)",
+        source.get_type().name()?
+    )))
 }
 
 /// Decode a whole hydron file (or Parquet file) held in `data` (without
@@ -171,9 +190,13 @@ pub fn dumps<'py>(
 /// Read a whole hydron file (either form, or Parquet: detected from the
 /// content) into a new (N, 8) float32 array.
 ///
-/// ``source`` is a path (read chunk by chunk into one preallocated array)
-/// or a binary file object (read whole, then decoded). Every checksum is
-/// checked: :class:`CorruptError`, :class:`TruncatedError`,
+/// ``source`` is a path (read chunk by chunk into one preallocated array;
+/// a large binary file across every core) or a binary file object such as
+/// ``sys.stdin.buffer`` or a pipe (decoded as it is read, so memory grows
+/// only with what the data has proven to hold, and data that is not a
+/// hydron file is refused after its first bytes; a Parquet file object is
+/// read whole, at most 1 GiB, else :class:`HydronError`). Every checksum
+/// is checked: :class:`CorruptError`, :class:`TruncatedError`,
 /// :class:`FormatError` name the section and byte offset; I/O failures are
 /// ``OSError``.
 #[pyfunction]
@@ -191,7 +214,8 @@ pub fn load<'py>(
             detached(py, || file::load(&path, policy))?
         }
     } else {
-        from_data(py, &read_all(source)?, policy)?
+        not_a_file(source)?;
+        load_stream(py, source, policy)?
     };
     Ok(gf8_out(py, out))
 }
@@ -309,8 +333,9 @@ impl ChunkIter {
 ///
 /// From a path, only one chunk is in memory at a time; the trailer is
 /// checked when the iterator is exhausted (consume it to the end before
-/// trusting that the file is complete). A binary file object is read whole
-/// and yields one array.
+/// trusting that the file is complete). A binary file object is read the
+/// same way, as a stream; a Parquet file object is read whole (at most
+/// 1 GiB) and yields one array.
 #[pyfunction]
 #[pyo3(signature = (source, *, policy = None))]
 pub fn iter_chunks(
@@ -322,7 +347,20 @@ pub fn iter_chunks(
     let source = if let Some(path) = path_of(source) {
         Source::File(Box::new(detached(py, || FileReader::open(&path, policy))?))
     } else {
-        Source::Memory(Some(from_data(py, &read_all(source)?, policy)?))
+        not_a_file(source)?;
+        let (stream, parquet) = stream::open(source)?;
+        if parquet {
+            let bytes = PyBytes::new(py, &stream::read_whole(py, stream)?);
+            Source::Memory(Some(pyparquet::vectors_from_bytes(
+                py,
+                bytes.as_any(),
+                policy,
+            )?))
+        } else {
+            Source::File(Box::new(detached(py, move || {
+                FileReader::from_reader(stream, policy)
+            })?))
+        }
     };
     Ok(ChunkIter {
         source: Mutex::new(Some(source)),

@@ -15,6 +15,7 @@ mod file;
 mod math;
 mod parquet;
 mod policy;
+mod stream;
 
 use pyo3::prelude::*;
 

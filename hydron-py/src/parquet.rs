@@ -20,6 +20,7 @@ use crate::arrays::{self, codes_out, gf8_out};
 use crate::codec::prepared;
 use crate::errors::{codec_error, detached};
 use crate::policy::parse_or_strict;
+use crate::stream;
 
 // The Python signatures spell the default row group size out.
 const _: () = assert!(ParquetOptions::DEFAULT_ROW_GROUP_VECTORS == 262_144);
@@ -64,14 +65,13 @@ pub fn path_of(obj: &Bound<'_, PyAny>) -> Option<PathBuf> {
 }
 
 /// The bytes of a Parquet file held in Python: a `bytes` object shared
-/// without a copy, anything else (a file object's `read()`, a buffer)
-/// copied once.
+/// without a copy, a buffer copied once, a file object read whole (at most
+/// [`stream::MAX_WHOLE_READ_BYTES`]).
 fn memory(source: &Bound<'_, PyAny>) -> PyResult<bytes::Bytes> {
-    let data = if source.hasattr("read")? && !source.is_instance_of::<PyBytes>() {
-        source.call_method0("read")?
-    } else {
-        source.clone()
-    };
+    if source.hasattr("read")? && !source.is_instance_of::<PyBytes>() {
+        return Ok(bytes::Bytes::from(stream::read_parquet(source)?));
+    }
+    let data = source.clone();
     if let Ok(b) = data.extract::<PyBackedBytes>() {
         if data.is_instance_of::<PyBytes>() {
             return Ok(bytes::Bytes::from_owner(b));
@@ -188,7 +188,8 @@ pub fn save_codes_parquet(
 /// Read the vectors of a Parquet file into a new (N, 8) float32 array.
 ///
 /// ``source`` is a path (read row group by row group), ``bytes``, or a
-/// binary file object (read whole). The vector column is ``column``, else
+/// binary file object (read whole, at most 1 GiB, else
+/// :class:`HydronError`: Parquet is read from its end). The vector column is ``column``, else
 /// the column marked ``hydron.type = gf8``, else ``"vector"``, else the
 /// only list-of-floats column; it may be a fixed-size list or a list whose
 /// rows all hold 8 float32 (what pyarrow, Polars and DuckDB write). Every

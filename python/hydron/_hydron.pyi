@@ -424,9 +424,13 @@ def load(source: _Path | Any, *, policy: str | None = None) -> _F32:
     """Read a whole hydron file (either form, or Parquet: detected from the
     content) into a new (N, 8) float32 array.
 
-    ``source`` is a path (read chunk by chunk into one preallocated array)
-    or a binary file object (read whole, then decoded). Every checksum is
-    checked: :class:`CorruptError`, :class:`TruncatedError`,
+    ``source`` is a path (read chunk by chunk into one preallocated array;
+    a large binary file across every core) or a binary file object such as
+    ``sys.stdin.buffer`` or a pipe (decoded as it is read, so memory grows
+    only with what the data has proven to hold, and data that is not a
+    hydron file is refused after its first bytes; a Parquet file object is
+    read whole, at most 1 GiB, else :class:`HydronError`). Every checksum
+    is checked: :class:`CorruptError`, :class:`TruncatedError`,
     :class:`FormatError` name the section and byte offset; I/O failures are
     ``OSError``.
     """
@@ -447,8 +451,9 @@ def iter_chunks(source: _Path | Any, *, policy: str | None = None) -> ChunkIter:
 
     From a path, only one chunk is in memory at a time; the trailer is
     checked when the iterator is exhausted (consume it to the end before
-    trusting that the file is complete). A binary file object is read whole
-    and yields one array.
+    trusting that the file is complete). A binary file object is read the
+    same way, as a stream; a Parquet file object is read whole (at most
+    1 GiB) and yields one array.
     """
 
 @final
@@ -672,7 +677,8 @@ def load_parquet(source: _Path | _Data | Any, *, column: str | None = None,
     """Read the vectors of a Parquet file into a new (N, 8) float32 array.
 
     ``source`` is a path (read row group by row group), ``bytes``, or a
-    binary file object (read whole). The vector column is ``column``, else
+    binary file object (read whole, at most 1 GiB, else
+    :class:`HydronError`: Parquet is read from its end). The vector column is ``column``, else
     the column marked ``hydron.type = gf8``, else ``"vector"``, else the
     only list-of-floats column; it may be a fixed-size list or a list whose
     rows all hold 8 float32 (what pyarrow, Polars and DuckDB write). Every

@@ -271,12 +271,11 @@ class _Stream(io.RawIOBase):
 
 @pytest.mark.parametrize("form", FORMS)
 def test_reading_from_a_non_seekable_file_object(form):
-    """A file object is read whole, then decoded: one array (streaming is
-    from a path)."""
+    """A file object is streamed, chunk by chunk, as a path is."""
     v = unit_vectors(50)
     data = hydron.dumps(v, form, chunk_vectors=16)
     chunks = list(hydron.iter_chunks(io.BufferedReader(_Stream(data))))
-    assert [len(c) for c in chunks] == [50]
+    assert [len(c) for c in chunks] == [16, 16, 16, 2]
     assert (bits(np.concatenate(chunks)) == bits(v)).all()
     assert (bits(hydron.load(io.BufferedReader(_Stream(data)))) == bits(v)).all()
     for cut in [len(data) // 2, len(data) - 1]:
@@ -446,3 +445,82 @@ def test_large_files_load_the_same_across_cores_and_on_one_thread(tmp_path):
             assert all_cores.startswith("ok") == expected_ok, (what, policy, all_cores)
     path.write_bytes(good)
     assert (hydron.load(path, policy="trusted") == v).all()
+
+
+def test_file_objects_that_are_not_hydron_data_are_refused_after_their_first_bytes():
+    """A file object is read as a stream: /dev/zero, random bytes or any
+    never-ending pipe is refused by its first bytes, never read on."""
+    for device in ["/dev/zero", "/dev/urandom"]:
+        with open(device, "rb") as f:
+            with pytest.raises(FormatError, match="not a hydron file: it starts with"):
+                hydron.load(f)
+        with open(device, "rb") as f:
+            with pytest.raises(FormatError, match="not a hydron file: it starts with"):
+                hydron.iter_chunks(f)
+        with open(device, "rb") as f:
+            with pytest.raises(FormatError):
+                hydron.load_parquet(f)
+
+
+class _EndlessParquet:
+    """A file object that starts like Parquet and never ends."""
+
+    def __init__(self):
+        self.sent = 0
+
+    def read(self, n=-1):
+        if self.sent == 0:
+            self.sent = 4
+            return b"PAR1"
+        self.sent += n
+        return bytes(n)
+
+
+def test_a_parquet_stream_is_read_whole_only_up_to_1_gib():
+    for load in [hydron.load, hydron.load_parquet, hydron.load_codes_parquet]:
+        endless = _EndlessParquet()
+        with pytest.raises(HydronError, match="more than 1073741824 bytes") as caught:
+            load(endless)
+        assert caught.value.offset == 1 << 30
+        assert endless.sent <= (1 << 30) + (2 << 20)
+
+
+def test_a_pipe_is_decoded_as_it_arrives(tmp_path):
+    """iter_chunks on a pipe yields the first chunk while the writer still
+    holds the rest back (it would wait for ever if the pipe were read whole
+    first), and load gives the whole batch."""
+    import threading
+    v = unit_vectors(10, seed=3)
+    data = hydron.dumps(v, chunk_vectors=4)
+    first_chunk_end = 20 + 24 + (len(data) - 20 - 24 - 3 * 28) // 3 + 4  # roughly: past chunk 0
+    got_first = threading.Event()
+    waited_in_vain = []
+
+    def write(w):
+        with os.fdopen(w, "wb") as out:
+            out.write(data[:first_chunk_end + 100])
+            out.flush()
+            if not got_first.wait(10):
+                waited_in_vain.append(True)
+            out.write(data[first_chunk_end + 100:])
+
+    r, w = os.pipe()
+    writer = threading.Thread(target=write, args=(w,))
+    writer.start()
+    with os.fdopen(r, "rb") as f:
+        chunks = hydron.iter_chunks(f)
+        first = next(chunks)
+        got_first.set()
+        rest = list(chunks)
+    writer.join()
+    assert not waited_in_vain, "the first chunk came only after the whole pipe"
+    assert (np.concatenate([first, *rest]) == v).all()
+    assert len(first) == 4
+
+    r, w = os.pipe()
+    got_first.set()
+    writer = threading.Thread(target=write, args=(w,))
+    writer.start()
+    with os.fdopen(r, "rb") as f:
+        assert (hydron.load(f) == v).all()
+    writer.join()

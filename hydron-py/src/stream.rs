@@ -1,0 +1,138 @@
+//! Python binary file objects (`open(..., "rb")`, `sys.stdin.buffer`, a
+//! pipe, a socket's file, `io.BytesIO`) read as Rust streams, a piece at a
+//! time: a hydron container is decoded as it arrives, so its memory grows
+//! only with the vectors it has proven to hold, and data that is not a
+//! container at all (`/dev/zero`, a never-ending pipe) is refused after its
+//! first bytes instead of being read for ever. Parquet, which is read from
+//! its end, is read whole, but only up to [`MAX_WHOLE_READ_BYTES`].
+
+use std::io::{self, BufReader, Cursor, Read};
+
+use pyo3::prelude::*;
+
+use crate::arrays;
+use crate::errors;
+
+/// The most bytes a file object is read to when it must be read whole (a
+/// Parquet file): 1 GiB, the `hydron` tool's default `--max-input-bytes`.
+/// A larger Parquet file loads from its path, or from `bytes` the caller
+/// already holds.
+pub const MAX_WHOLE_READ_BYTES: u64 = 1 << 30;
+/// Bytes read first, to tell the form (and to name it when it is none).
+const HEAD_LEN: usize = 64;
+/// Bytes asked of the file object per `read` call.
+const READ_LEN: usize = 1 << 20;
+
+/// A Python binary file object as a [`Read`]: each read calls its
+/// `read1(n)` where it has one (a buffered file, `sys.stdin.buffer`,
+/// `io.BytesIO`: it returns what is available instead of waiting for `n`
+/// bytes, so a pipe is decoded as its data arrives), else `read(n)`,
+/// taking the GIL for the call (so the decoding around it can run without
+/// the GIL).
+pub struct PyReader {
+    file: Py<PyAny>,
+    method: &'static str,
+}
+
+impl Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        Python::attach(|py| {
+            let data = self
+                .file
+                .bind(py)
+                .call_method1(self.method, (buf.len(),))
+                .map_err(|e| python_io_error(py, e))?;
+            if data.is_none() {
+                return Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    "the file object is non-blocking and has no data ready",
+                ));
+            }
+            let data = arrays::data(&data).map_err(|e| python_io_error(py, e))?;
+            let data = data.as_slice();
+            if data.len() > buf.len() {
+                return Err(io::Error::other(format!(
+                    "the file object's {}({}) returned {} bytes",
+                    self.method,
+                    buf.len(),
+                    data.len()
+                )));
+            }
+            buf[..data.len()].copy_from_slice(data);
+            Ok(data.len())
+        })
+    }
+}
+
+/// A Python exception raised by a file object's `read`, as an I/O error
+/// with its text (an `OSError` keeps its errno).
+fn python_io_error(py: Python<'_>, e: PyErr) -> io::Error {
+    let errno = e
+        .value(py)
+        .getattr("errno")
+        .ok()
+        .and_then(|n| n.extract::<i32>().ok());
+    let text = e.to_string();
+    match errno {
+        Some(code) => io::Error::new(io::Error::from_raw_os_error(code).kind(), text),
+        None => io::Error::other(text),
+    }
+}
+
+/// A file object's stream: the first bytes, already read to tell the form,
+/// then the rest.
+pub type Stream = io::Chain<Cursor<Vec<u8>>, BufReader<PyReader>>;
+
+/// Opens `source` (anything with a `read` method) as a stream, and says
+/// whether it starts like a Parquet file.
+pub fn open(source: &Bound<'_, PyAny>) -> PyResult<(Stream, bool)> {
+    let mut reader = BufReader::with_capacity(
+        READ_LEN,
+        PyReader {
+            file: source.clone().unbind(),
+            method: if source.hasattr("read1")? {
+                "read1"
+            } else {
+                "read"
+            },
+        },
+    );
+    let py = source.py();
+    let mut head = Vec::with_capacity(HEAD_LEN);
+    (&mut reader)
+        .take(HEAD_LEN as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| errors::io_error_here(py, e))?;
+    let parquet = hydron_codec::parquet::looks_like_parquet(&head);
+    Ok((Cursor::new(head).chain(reader), parquet))
+}
+
+/// Reads the rest of `stream`, refusing more than [`MAX_WHOLE_READ_BYTES`]
+/// in all. The buffer grows only as bytes arrive.
+pub fn read_whole(py: Python<'_>, stream: Stream) -> PyResult<Vec<u8>> {
+    let mut all = Vec::new();
+    stream
+        .take(MAX_WHOLE_READ_BYTES + 1)
+        .read_to_end(&mut all)
+        .map_err(|e| errors::io_error_here(py, e))?;
+    if all.len() as u64 > MAX_WHOLE_READ_BYTES {
+        return Err(errors::input_too_large(py, MAX_WHOLE_READ_BYTES));
+    }
+    Ok(all)
+}
+
+/// The content of a file object that should hold a Parquet file: all of
+/// it (see [`read_whole`]), or only its first bytes when they are not
+/// Parquet's (enough for the reader to refuse them by name, without
+/// reading on).
+pub fn read_parquet(source: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    let (stream, parquet) = open(source)?;
+    if !parquet {
+        let (head, _) = stream.into_inner();
+        return Ok(head.into_inner());
+    }
+    read_whole(source.py(), stream)
+}
