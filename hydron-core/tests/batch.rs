@@ -606,6 +606,89 @@ fn lattice_kernels_agree_on_random_batches_at_every_scale() {
     }
 }
 
+/// A coordinate that is neither an integer, nor a half-integer, nor tiny
+/// (its rounding error is at least 2^-24 and below ½), as the AVX2
+/// lattice kernel's first path takes them: fractions from a short list (so
+/// that rounding errors repeat, and the first largest or smallest one must
+/// be re-rounded), quarters a little off (near-ties, on both sides of the
+/// tie margin), errors at the path's limits, and uniform values at a few
+/// scales.
+fn generic_lattice_coordinate(rng: &mut Rng) -> f32 {
+    let sign = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+    let x = match rng.below(5) {
+        0 => {
+            let fractions = [0.1f32, 0.125, 0.25, 0.3, 0.375, 0.4, 0.45, 0.75, 0.875];
+            rng.below(17) as f32 + fractions[rng.below(fractions.len())]
+        }
+        1 => {
+            let offset = 2f32.powi(-12 - rng.below(10) as i32);
+            let quarter = rng.below(9) as f32 + [0.25, 0.75][rng.below(2)];
+            quarter + if rng.below(2) == 0 { offset } else { -offset }
+        }
+        2 => {
+            let edges = [
+                f32::from_bits(0x3EFF_FFFF), // the largest float below ½
+                f32::from_bits(0x3F00_0001), // the smallest above
+                1.5 - f32::EPSILON,
+                1.5 + f32::EPSILON,
+                2f32.powi(-24),
+                2f32.powi(-24) * 1.5,
+                1.0 + 2f32.powi(-23),
+                1.0 - 2f32.powi(-24),
+                E8Point::INPUT_LIMIT - 0.25,
+                E8Point::INPUT_LIMIT - 0.75,
+                2f32.powi(21) + 0.25,
+                1e5 + 0.125,
+            ];
+            edges[rng.below(edges.len())]
+        }
+        3 => rng.coord() * 8.0,
+        _ => rng.coord() * [0.5f32, 100.0, 1e6][rng.below(3)],
+    };
+    let x = sign * x;
+    let r = x - x.round();
+    if r.abs() >= 2f32.powi(-24) && r.abs() < 0.5 {
+        x
+    } else {
+        sign * 0.3
+    }
+}
+
+#[test]
+fn lattice_kernels_agree_on_blocks_without_integers_or_halves() {
+    // Whole blocks of coordinates off the integers and half-integers (the
+    // AVX2 kernel's first path; some are near-ties, which leave it), alone
+    // and with one coordinate that makes its block leave that path (an
+    // integer, a half-integer, a tiny or zero value) at a random position
+    // of every 16 blocks, so that the kernel also switches between paths.
+    let mut rng = Rng(0x6E4E);
+    let arrays: Vec<[f32; 8]> = (0..40_000)
+        .map(|_| core::array::from_fn(|_| generic_lattice_coordinate(&mut rng)))
+        .collect();
+    for chunk in arrays.chunks(8 * 64) {
+        compare_lattice(chunk);
+    }
+    let specials = [0.0, -0.0, 1.0, -3.0, 0.5, -2.5, 1e-30, f32::from_bits(1)];
+    for chunk in arrays.chunks(8 * 16) {
+        let mut chunk = chunk.to_vec();
+        let i = rng.below(chunk.len());
+        chunk[i][rng.below(8)] = specials[rng.below(specials.len())];
+        compare_lattice(&chunk);
+    }
+    // Every coordinate from two values, so that many rounding errors are
+    // equal.
+    for _ in 0..2_000 {
+        let values = [
+            generic_lattice_coordinate(&mut rng),
+            generic_lattice_coordinate(&mut rng),
+        ];
+        let block: Vec<[f32; 8]> = (0..8)
+            .map(|_| core::array::from_fn(|_| values[rng.below(2)]))
+            .collect();
+        compare_lattice(&block);
+    }
+}
+
 #[test]
 fn nearest_roots_of_huge_vectors_agree_on_every_backend() {
     // Coordinates near f32::MAX overflow the scores; every backend hands
@@ -1009,5 +1092,81 @@ proptest! {
         arrays in prop::collection::vec(mostly_unit_array(), 0..70),
     ) {
         compare_copy_validated(&arrays);
+    }
+}
+
+/// A lattice input coordinate. Mode 0: only values off the integers and
+/// half-integers (so that whole blocks take the AVX2 kernel's first path),
+/// with repeated rounding errors and near-ties; mode 1: now and then an
+/// integer or a half-integer (which send a block elsewhere, and must not be
+/// decoded as if they had not); mode 2: now and then anything else too
+/// (zeros, tiny and huge values, the input limit, NaN, any bits).
+fn lattice_coordinate(mode: u32) -> BoxedStrategy<f32> {
+    let generic = prop_oneof![
+        // Repeated rounding errors.
+        (0i32..40, 0usize..6, any::<bool>()).prop_map(|(n, f, negative)| {
+            let x = n as f32 + [0.1f32, 0.25, 0.3, 0.4, 0.45, 0.75][f];
+            if negative {
+                -x
+            } else {
+                x
+            }
+        }),
+        // Near-ties: quarters a few ulps to a few 2^-14 off.
+        (-8i32..8, -(1i32 << 12)..(1 << 12)).prop_map(|(n, steps)| {
+            let quarter = n as f32 + 0.25;
+            f32::from_bits((quarter.to_bits() as i32 + steps * (steps.abs() >> 6).max(1)) as u32)
+        }),
+        -8.0f32..8.0,
+        -4.2e6f32..4.2e6,
+    ]
+    .prop_map(|x| {
+        if x.fract() == 0.0 || x.fract().abs() == 0.5 {
+            0.3
+        } else {
+            x
+        }
+    });
+    let halves = prop_oneof![
+        (-6i32..6).prop_map(|n| n as f32),
+        (-6i32..6).prop_map(|n| n as f32 + 0.5),
+        Just(-0.0f32),
+    ];
+    match mode {
+        0 => generic.boxed(),
+        1 => prop_oneof![40 => generic, 1 => halves].boxed(),
+        _ => prop_oneof![
+            20 => generic,
+            1 => halves,
+            1 => prop_oneof![
+                Just(0.0f32),
+                (-40i32..-24).prop_map(|e| 2f32.powi(e) * 1.25),
+                Just(E8Point::INPUT_LIMIT),
+                Just(E8Point::INPUT_LIMIT + 0.5),
+                Just(-3e9f32),
+                Just(f32::INFINITY),
+                Just(f32::NAN),
+                any::<u32>().prop_map(f32::from_bits),
+            ],
+        ]
+        .boxed(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Every backend's lattice kernel against the old decoder, on batches
+    /// whose coordinates are off the integers and half-integers (the AVX2
+    /// kernel's first path, with repeated rounding errors and near-ties),
+    /// and on batches that mix in halves, integers, zeros, tiny and huge
+    /// values, NaN and any bits.
+    #[test]
+    fn lattice_kernels_agree_with_the_old_decoder(
+        arrays in (0u32..3).prop_flat_map(|mode| {
+            prop::collection::vec(prop::array::uniform8(lattice_coordinate(mode)), 0..48)
+        }),
+    ) {
+        compare_lattice(&arrays);
     }
 }

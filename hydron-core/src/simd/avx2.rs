@@ -23,23 +23,26 @@
 //! multiplies and adds (no FMA contraction), `sqrt` and division are
 //! correctly rounded, and the nearest-root selection replays the scalar
 //! comparisons, strict `>`/`<` included, lane by lane. The lattice kernel
-//! runs the exact `f32` fast path of `E8Point::nearest` lane by lane and
-//! hands any block with a lane that path leaves to the scalar kernel, so its
-//! points and errors are identical too.
+//! runs the exact `f32` fast path of `E8Point::nearest` lane by lane (first
+//! in a shorter form for blocks without integer, half-integer or tiny
+//! coordinates, where its tie rules never apply) and hands any block with a
+//! lane that path leaves to the scalar kernel, so its points and errors are
+//! identical too.
 
 use core::arch::x86_64::{
     __m128, __m256, __m256i, _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
-    _mm256_andnot_ps, _mm256_blend_ps, _mm256_blendv_epi8, _mm256_blendv_ps,
-    _mm256_castps256_ps128, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps,
-    _mm256_cmpgt_epi32, _mm256_cvttps_epi32, _mm256_div_ps, _mm256_extractf128_ps, _mm256_fmadd_ps,
-    _mm256_max_epi32, _mm256_max_ps, _mm256_min_epi32, _mm256_min_ps, _mm256_movemask_ps,
-    _mm256_mul_ps, _mm256_or_ps, _mm256_or_si256, _mm256_permute2f128_ps,
+    _mm256_andnot_ps, _mm256_andnot_si256, _mm256_blend_ps, _mm256_blendv_epi8, _mm256_blendv_ps,
+    _mm256_castps128_ps256, _mm256_castps256_ps128, _mm256_castps_si256, _mm256_castsi256_ps,
+    _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_cvtps_epi32,
+    _mm256_cvttps_epi32, _mm256_div_ps, _mm256_extractf128_ps, _mm256_fmadd_ps,
+    _mm256_insertf128_ps, _mm256_max_epi32, _mm256_max_ps, _mm256_min_epi32, _mm256_min_ps,
+    _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_or_si256, _mm256_permute2f128_ps,
     _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps, _mm256_round_ps, _mm256_set1_epi32,
     _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_shuffle_ps,
-    _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32, _mm256_srli_epi32,
-    _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
-    _mm256_xor_ps, _mm256_xor_si256, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
-    _CMP_NGT_UQ,
+    _mm256_sign_epi32, _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_sqrt_ps, _mm256_srai_epi32,
+    _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_sub_ps, _mm256_unpackhi_ps,
+    _mm256_unpacklo_ps, _mm256_xor_ps, _mm256_xor_si256, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_GT_OQ,
+    _CMP_LE_OQ, _CMP_LT_OQ, _CMP_NGT_UQ,
 };
 use core::mem::MaybeUninit;
 
@@ -379,6 +382,36 @@ fn transpose_registers(rows: [__m256; 8]) -> [__m256; 8] {
     [c0, c1, c2, c3, c4, c5, c6, c7]
 }
 
+/// [`transpose`] with the lane-crossing step done by the loads: each
+/// register starts as a 128-bit load (half a vector) and gets the same half
+/// of the vector four rows down by `vinsertf128` from memory, so the only
+/// shuffles are the sixteen in-lane ones of the 4×4 transposes (the
+/// lane-crossing `vperm2f128` of [`transpose`] competes with them for the
+/// one shuffle port of many x86 cores; an insert from memory does not).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn transpose_from_halves(block: &Block) -> [__m256; 8] {
+    let half = |row: &[f32; 8], h: usize| -> __m128 {
+        let halves: &[[f32; 4]; 2] = bytemuck::cast_ref(row);
+        bytemuck::cast(halves[h])
+    };
+    let mut low = [_mm256_setzero_ps(); 4];
+    let mut high = [_mm256_setzero_ps(); 4];
+    for i in 0..4 {
+        low[i] = _mm256_insertf128_ps::<1>(
+            _mm256_castps128_ps256(half(&block[i], 0)),
+            half(&block[i + 4], 0),
+        );
+        high[i] = _mm256_insertf128_ps::<1>(
+            _mm256_castps128_ps256(half(&block[i], 1)),
+            half(&block[i + 4], 1),
+        );
+    }
+    let (c0, c1, c2, c3) = transpose_4x4(&low);
+    let (c4, c5, c6, c7) = transpose_4x4(&high);
+    [c0, c1, c2, c3, c4, c5, c6, c7]
+}
+
 /// 4×4 transposes within each 128-bit half.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -574,15 +607,142 @@ macro_rules! unroll8 {
     }};
 }
 
+/// The first path of the lattice kernel, for blocks of generic vectors:
+/// the doubled coordinates for eight vectors in structure-of-arrays form,
+/// or `None` unless every coordinate of every lane has a rounding error `δ`
+/// of at least 2^-24 and below ½, and no lane is near a tie. Such a block
+/// has no integer, half-integer, tiny, zero, out-of-range or non-finite
+/// coordinate, so the tie rules of the decoder never apply, and each step
+/// takes one instruction or two:
+///
+/// - `a = cvtps2dq(v)` rounds to the nearest integer (ties to even, but
+///   there are none), `r = v − a` (exact), `δ = |r|`; the nearest
+///   half-integer is above `v` exactly when `r > 0` (`r` is never 0).
+/// - The parity of Σa is bit 0 of the XOR of the `a`, that of the number of
+///   coordinates going down the sign bit of the XOR of the `r`.
+/// - The answer is `2a + w·sign(r)` (`vpsignd`): `w = 0` (integer
+///   candidate) or 1 (half-integer one), and for the re-rounded coordinate
+///   of a candidate with an odd sum 2 (`a` moves past `v`) or −1 (`h`
+///   moves to the other side).
+///
+/// Why the two limits on `δ` catch every other input: a tiny coordinate is
+/// its own `δ` (below 2^-24), and any other `δ` is 0 or at least 2^-24 (a
+/// multiple of the coordinate's ulp when that is 2^-24 or more, the
+/// coordinate itself below ½). Beyond the input limit a float is a multiple
+/// of ½ (`δ` 0 or ½) up to 2^31, where `cvtps2dq` gives −2^31 and `δ` is 0
+/// or at least 2^8; an infinity makes `δ` infinite, and a NaN makes the
+/// sum NaN, which the near-tie test counts as a tie (`vmaxps` may drop a
+/// NaN, the sum does not). A block that leaves goes to
+/// [`nearest_lattice_block`], which starts over.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn nearest_lattice_block_generic(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
+    let abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFF_FFFF));
+    let one = _mm256_set1_epi32(1);
+    let zero = _mm256_setzero_ps();
+    let zero_i = _mm256_setzero_si256();
+    let mut a = [zero_i; 8];
+    let mut r = [zero; 8];
+    let mut delta = [zero; 8];
+    let mut parity_a = zero_i;
+    let mut parity_r = zero;
+    // Written out for each coordinate (a loop here stays a loop, with its
+    // arrays in memory).
+    unroll8!(k => {
+        a[k] = _mm256_cvtps_epi32(x[k]);
+        r[k] = _mm256_sub_ps(x[k], _mm256_cvtepi32_ps(a[k]));
+        delta[k] = _mm256_and_ps(r[k], abs);
+        parity_a = _mm256_xor_si256(parity_a, a[k]);
+        parity_r = _mm256_xor_ps(parity_r, r[k]);
+    });
+    // Sums and extremes as trees (short dependency chains).
+    macro_rules! tree {
+        ($f:ident) => {
+            $f(
+                $f($f(delta[0], delta[1]), $f(delta[2], delta[3])),
+                $f($f(delta[4], delta[5]), $f(delta[6], delta[7])),
+            )
+        };
+    }
+    let sum_delta = tree!(_mm256_add_ps);
+    let max_delta = tree!(_mm256_max_ps);
+    let min_delta = tree!(_mm256_min_ps);
+    // As masks (all ones when true): Σa even; an odd number going down,
+    // which flips the parity of Σ(h − ½) = Σa − (number down) against Σa.
+    let even_integer = _mm256_cmpeq_epi32(_mm256_and_si256(parity_a, one), zero_i);
+    let odd_down = _mm256_srai_epi32::<31>(_mm256_castps_si256(parity_r));
+    let odd_half = _mm256_xor_si256(
+        _mm256_xor_si256(even_integer, _mm256_set1_epi32(-1)),
+        odd_down,
+    );
+    // The difference of the squared distances, as in `nearest_lattice_block`.
+    let two = _mm256_set1_ps(2.0);
+    let difference = _mm256_sub_ps(
+        _mm256_add_ps(
+            _mm256_sub_ps(sum_delta, two),
+            _mm256_andnot_ps(
+                _mm256_castsi256_ps(even_integer),
+                _mm256_sub_ps(_mm256_set1_ps(1.0), _mm256_mul_ps(two, max_delta)),
+            ),
+        ),
+        _mm256_and_ps(_mm256_castsi256_ps(odd_half), _mm256_mul_ps(two, min_delta)),
+    );
+    let leave = _mm256_or_ps(
+        _mm256_or_ps(
+            _mm256_cmp_ps::<_CMP_LT_OQ>(min_delta, _mm256_set1_ps(f32::from_bits(TINY_BITS))),
+            _mm256_cmp_ps::<_CMP_GE_OQ>(max_delta, _mm256_set1_ps(0.5)),
+        ),
+        _mm256_cmp_ps::<_CMP_NGT_UQ>(_mm256_and_ps(difference, abs), _mm256_set1_ps(TIE_MARGIN)),
+    );
+    if _mm256_movemask_ps(leave) != 0 {
+        return None;
+    }
+
+    // The winner, lane by lane: `half` (a mask) for the half-integer
+    // candidate. Its odd sum re-rounds the first coordinate whose `δ` is
+    // the target (the largest for the integer candidate, the smallest for
+    // the other); a lane with an even sum gets a target no `δ` equals (a
+    // NaN).
+    let half = _mm256_cmp_ps::<_CMP_GT_OQ>(difference, zero);
+    let half_i = _mm256_castps_si256(half);
+    let even = _mm256_xor_si256(even_integer, _mm256_and_si256(half_i, odd_down));
+    let target = _mm256_or_ps(
+        _mm256_blendv_ps(max_delta, min_delta, half),
+        _mm256_castsi256_ps(even),
+    );
+    // `w` is `w_rest` but at the first coordinate whose `δ` is the target,
+    // where it is `w_rest ^ flip` (2 for the integer candidate, −1 for the
+    // other); `flip` is cleared once used.
+    let w_rest = _mm256_and_si256(half_i, one);
+    let mut flip = _mm256_xor_si256(
+        _mm256_set1_epi32(2),
+        _mm256_and_si256(half_i, _mm256_set1_epi32(-4)),
+    );
+    let mut doubled = [zero_i; 8];
+    unroll8!(k => {
+        let equal = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(delta[k], target));
+        let w = _mm256_xor_si256(w_rest, _mm256_and_si256(equal, flip));
+        flip = _mm256_andnot_si256(equal, flip);
+        doubled[k] = _mm256_add_epi32(
+            _mm256_add_epi32(a[k], a[k]),
+            _mm256_sign_epi32(w, _mm256_castps_si256(r[k])),
+        );
+    });
+    let _ = flip; // (the last update is not needed)
+    Some(doubled)
+}
+
 /// `lattice::nearest_fast` for eight vectors in structure-of-arrays form,
 /// lane by lane: the doubled coordinates (register `k` holds coordinate `k`
 /// of the eight answers), or `None` if any lane is one the fast path leaves
-/// to the `f64` decoder (out of range, not finite, tiny, or a near-tie).
-/// The steps are those of `lattice::nearest_fast` in the batch kernels'
-/// form (see "The batch kernels' form" in `lattice.rs`).
+/// to the `f64` decoder (out of range, not finite, tiny, or a near-tie);
+/// and whether [`nearest_lattice_block_generic`] would have taken the block
+/// (`true` when it goes to the `f64` decoder, which is rare). The steps are
+/// those of `lattice::nearest_fast` in the batch kernels' form (see "The
+/// batch kernels' form" in `lattice.rs`).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
+fn nearest_lattice_block(x: &[__m256; 8]) -> (Option<[__m256i; 8]>, bool) {
     let abs_mask = _mm256_set1_epi32(0x7FFF_FFFF);
     let one = _mm256_set1_epi32(1);
     let zero = _mm256_setzero_ps();
@@ -674,8 +834,14 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         _mm256_castps_si256(near_tie),
     );
     if _mm256_movemask_ps(_mm256_castsi256_ps(leave)) != 0 {
-        return None;
+        return (None, true);
     }
+    // Whether [`nearest_lattice_block_generic`] would have taken this block
+    // (no `δ` of 0 or ½).
+    let generic = _mm256_movemask_ps(_mm256_or_ps(
+        _mm256_cmp_ps::<_CMP_EQ_OQ>(min_delta, zero),
+        _mm256_cmp_ps::<_CMP_EQ_OQ>(max_delta, _mm256_set1_ps(0.5)),
+    )) == 0;
 
     // The winner, lane by lane: `half` (a mask) for the half-integer
     // candidate. Its odd sum re-rounds the first coordinate whose `δ` is
@@ -731,11 +897,14 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
     });
     let _ = seen; // (the last update is not needed)
     doubled[0] = _mm256_add_epi32(doubled[0], fix);
-    Some(doubled)
+    (Some(doubled), generic)
 }
 
 /// [`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into);
-/// `out` has the length of `arrays`. A block with any lane the fast path
+/// `out` has the length of `arrays`. A block goes through
+/// [`nearest_lattice_block_generic`], or if that leaves it (or left the
+/// block before) through [`nearest_lattice_block`], which handles every
+/// input of the fast path of `E8Point::nearest`; a block with any lane that
 /// leaves goes through the scalar kernel, which also builds the errors.
 #[target_feature(enable = "avx2,fma")]
 fn nearest_lattice_points_into_avx2(
@@ -744,10 +913,28 @@ fn nearest_lattice_points_into_avx2(
 ) -> Result<(), BatchError> {
     let (blocks, tail) = arrays.as_chunks::<8>();
     let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
+    // Whether to try the generic-block path first. Inputs full of integers
+    // or half-integers (lattice points, say) never take it; after a block
+    // that did not, the next block tries it only if the general path found
+    // that this one would have, so such inputs do not pay for it twice.
+    let mut try_generic = true;
     for (index, (block, out_block)) in blocks.iter().zip(out_blocks).enumerate() {
-        let Some(columns) = nearest_lattice_block(&transpose(block)) else {
-            relattice(block, out_block, 8 * index)?;
-            continue;
+        let first = if try_generic {
+            nearest_lattice_block_generic(&transpose_from_halves(block))
+        } else {
+            None
+        };
+        let columns = match first {
+            Some(columns) => columns,
+            None => {
+                let (columns, generic) = nearest_lattice_block(&transpose(block));
+                try_generic = generic;
+                let Some(columns) = columns else {
+                    relattice(block, out_block, 8 * index)?;
+                    continue;
+                };
+                columns
+            }
         };
         let rows = transpose_registers(bytemuck::cast(columns));
         for (slot, row) in out_block.iter_mut().zip(rows) {
