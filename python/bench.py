@@ -100,7 +100,6 @@ def main() -> None:
     rng = np.random.default_rng(0)
     raw = rng.standard_normal((n, 8)).astype(np.float32)
     v = hydron.normalize(raw)
-    assert (hydron.nearest_roots(v) == numpy_nearest_roots(v)).all()
 
     stock = runpy.run_path(str(HERE / "examples" / "stock_pyfory.py"))
     fory = stock["make_fory"]()
@@ -120,11 +119,11 @@ def main() -> None:
         rust = rust_baseline(n, path, runs)
 
         rows = []  # (what, hydron, other, other name)
+        # numpy's matmul runs last: OpenBLAS's threads keep spinning for a
+        # while after a call, and would take the cores from hydron's pool
+        # in the timings after it (see python/README.md, "All cores").
         t_roots = median_time(lambda: hydron.nearest_roots(v), runs)
-        t_np_roots = median_time(lambda: numpy_nearest_roots(v), max(3, runs // 2))
-        rows.append(("nearest_roots", t_roots, t_np_roots, "numpy matmul+argmax"))
         t_roots_t = median_time(lambda: hydron.nearest_roots(v, trusted=True), runs)
-        rows.append(("nearest_roots(trusted=True)", t_roots_t, t_np_roots, "numpy matmul+argmax"))
         t_load = median_time(lambda: hydron.load(path), runs)
         t_pyfory = median_time(lambda: fory.deserialize(message).values.reshape(-1, 8), runs)
         rows.append(("load (binary file, strict)", t_load, t_pyfory,
@@ -141,6 +140,10 @@ def main() -> None:
         t_val = median_time(lambda: hydron.validate(v), runs)
         t_np_val = median_time(lambda: numpy_validate(v), runs)
         rows.append(("validate", t_val, t_np_val, "numpy isfinite + norm"))
+        t_np_roots = median_time(lambda: numpy_nearest_roots(v), max(3, runs // 2))
+        rows[:0] = [("nearest_roots", t_roots, t_np_roots, "numpy matmul+argmax"),
+                    ("nearest_roots(trusted=True)", t_roots_t, t_np_roots, "numpy matmul+argmax")]
+        assert (hydron.nearest_roots(v) == numpy_nearest_roots(v)).all()
 
     print(f"hydron {hydron.__version__}, backend {hydron.backend()}, numpy {np.__version__}, "
           f"{n} vectors, median of {runs} runs (os.cpu_count() = {os.cpu_count()})")
