@@ -35,8 +35,6 @@
 #![warn(missing_docs)]
 
 mod error;
-#[cfg(any(feature = "fory", feature = "json", feature = "parquet"))]
-mod huge;
 #[cfg(any(feature = "fory", feature = "arrow"))]
 mod payload;
 mod policy;

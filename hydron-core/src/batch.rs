@@ -598,7 +598,7 @@ pub fn normalize_into(arrays: &[[f32; 8]], out: &mut [Gf8]) -> Result<(), BatchE
 /// # Ok::<(), hydron_core::BatchError>(())
 /// ```
 pub fn normalize(arrays: &[[f32; 8]]) -> Result<Vec<Gf8>, BatchError> {
-    let mut out = vec![Gf8::ZERO; arrays.len()];
+    let mut out: Vec<Gf8> = crate::huge::zeroed_vec(arrays.len());
     normalize_into(arrays, &mut out)?;
     Ok(out)
 }
@@ -639,7 +639,7 @@ pub fn dot_into(query: Gf8, many: &[Gf8], out: &mut [f32]) {
 /// ```
 #[must_use]
 pub fn dot_many(query: Gf8, many: &[Gf8]) -> Vec<f32> {
-    let mut out = vec![0.0; many.len()];
+    let mut out: Vec<f32> = crate::huge::zeroed_vec(many.len());
     dot_into(query, many, &mut out);
     out
 }
@@ -723,7 +723,8 @@ pub fn nearest_lattice_points_into(
 /// # Ok::<(), hydron_core::BatchError>(())
 /// ```
 pub fn nearest_lattice_points(arrays: &[[f32; 8]]) -> Result<Vec<E8Point>, BatchError> {
-    let mut out = vec![E8Point::ORIGIN; arrays.len()];
+    // All zeroes: the origin.
+    let mut out: Vec<E8Point> = crate::huge::zeroed_vec(arrays.len());
     nearest_lattice_points_into(arrays, &mut out)?;
     Ok(out)
 }

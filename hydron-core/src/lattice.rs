@@ -36,7 +36,7 @@ const MAX_DOUBLED: i32 = 2 * ((1 << 22) + 1);
 /// assert_eq!(p.norm_sq(), 2);
 /// # Ok::<(), hydron_core::Gf8Error>(())
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, bytemuck::Zeroable)]
 pub struct E8Point {
     doubled: [i32; 8],
 }

@@ -25,6 +25,7 @@ mod lattice;
 mod sphere;
 
 pub mod batch;
+pub mod huge;
 #[cfg(feature = "parallel")]
 pub mod parallel;
 mod simd;

@@ -178,10 +178,12 @@ pub fn codes_to_vectors<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let codes = arrays::codes(codes, "codes")?;
     let out: Vec<[f32; 8]> = py.detach(|| {
-        codes
-            .iter()
-            .map(|&c| E8_ROOTS[usize::from(c)].to_array())
-            .collect()
+        // A zeroed output (huge pages when large), then filled.
+        let mut out: Vec<[f32; 8]> = hydron_core::huge::zeroed_vec(codes.len());
+        for (slot, &c) in out.iter_mut().zip(codes.iter()) {
+            *slot = E8_ROOTS[usize::from(c)].to_array();
+        }
+        out
     });
     Ok(vectors_out(py, out))
 }
@@ -219,7 +221,7 @@ pub fn nearest_lattice_points<'py>(
     let arrays = input.arrays();
     let out = py
         .detach(|| -> Result<Vec<i32>, hydron_core::BatchError> {
-            let mut points = vec![E8Point::ORIGIN; arrays.len()];
+            let mut points: Vec<E8Point> = hydron_core::huge::zeroed_vec(arrays.len());
             batch::nearest_lattice_points_into(arrays, &mut points)?;
             Ok(points.iter().flat_map(E8Point::doubled).collect())
         })

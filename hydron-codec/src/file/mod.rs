@@ -342,7 +342,7 @@ fn presize(path: &Path, n: u64, out: &mut Vec<Gf8>) -> Result<(), CodecError> {
     let Ok(n) = usize::try_from(n) else {
         return Ok(());
     };
-    if n.saturating_mul(size_of::<Gf8>()) < crate::huge::MIN_HUGE_BYTES {
+    if n.saturating_mul(size_of::<Gf8>()) < hydron_core::huge::MIN_HUGE_BYTES {
         return Ok(());
     }
     let half = n.div_ceil(2) as u64;
@@ -365,7 +365,7 @@ fn presize(path: &Path, n: u64, out: &mut Vec<Gf8>) -> Result<(), CodecError> {
             format!("cannot allocate memory for {n} vectors: {e}"),
         ))
     })?;
-    crate::huge::advise_spare(out);
+    hydron_core::huge::advise_spare(out);
     Ok(())
 }
 
@@ -538,7 +538,7 @@ pub(crate) fn reserve_read(
             format!("cannot allocate memory for {target} vectors: {e}"),
         ))
     };
-    if target.saturating_mul(size_of::<Gf8>()) < crate::huge::MIN_HUGE_BYTES {
+    if target.saturating_mul(size_of::<Gf8>()) < hydron_core::huge::MIN_HUGE_BYTES {
         return out.try_reserve_exact(target - len).map_err(oom);
     }
     // A large output: a new buffer backed by huge pages (where the system
@@ -548,7 +548,7 @@ pub(crate) fn reserve_read(
     // (its mapping is split, so `realloc` copies it into small pages).
     let mut fresh = Vec::new();
     fresh.try_reserve_exact(target).map_err(oom)?;
-    crate::huge::advise_spare(&mut fresh);
+    hydron_core::huge::advise_spare(&mut fresh);
     fresh.extend_from_slice(out);
     *out = fresh;
     Ok(())

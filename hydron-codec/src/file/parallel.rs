@@ -35,7 +35,7 @@ use crate::Policy;
 
 /// Files with fewer bytes of vectors than this are read on one thread:
 /// below it, handing the work to the pool costs about what it saves.
-const MIN_VECTOR_BYTES: u64 = crate::huge::MIN_HUGE_BYTES as u64;
+const MIN_VECTOR_BYTES: u64 = hydron_core::huge::MIN_HUGE_BYTES as u64;
 /// Vectors per piece of work: 1 MiB of coordinates, so that a chunk of the
 /// default size (65,536 vectors) is two pieces and 1M vectors are 32.
 const PIECE_VECTORS: u32 = 32 * 1024;
@@ -90,7 +90,7 @@ pub(crate) fn load(file: &File, policy: Policy) -> Option<Vec<Gf8>> {
     let n = usize::try_from(vectors).ok()?;
     let mut out: Vec<Gf8> = Vec::new();
     out.try_reserve_exact(n).ok()?;
-    crate::huge::advise_spare(&mut out);
+    hydron_core::huge::advise_spare(&mut out);
     let sums = read_pieces(
         file,
         &pieces,

@@ -1054,8 +1054,8 @@ fn reserved<T>(n: u64) -> Result<Vec<T>, CodecError> {
             format!("cannot allocate memory for {n} values: {e}"),
         ))
     })?;
-    if n.saturating_mul(size_of::<T>()) >= crate::huge::MIN_HUGE_BYTES {
-        crate::huge::advise_spare(&mut out);
+    if n.saturating_mul(size_of::<T>()) >= hydron_core::huge::MIN_HUGE_BYTES {
+        hydron_core::huge::advise_spare(&mut out);
     }
     Ok(out)
 }
