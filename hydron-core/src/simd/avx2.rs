@@ -569,6 +569,44 @@ fn nearest_roots_into_avx2(vectors: &[Gf8], out: &mut [E8Root]) {
 /// `_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC` for `vroundps`.
 const TRUNCATE: i32 = 0x0B;
 
+/// The difference of the two cosets' squared distances, as the lattice
+/// kernels compare them: `Σδ − 2 + [odd integer sum](1 − 2·max δ) −
+/// [odd half sum](2·min δ)`, the bracketed terms taken as masks (all ones
+/// when true) on numbers that are ≥ 0, so times 0 or 1 exactly.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn squared_distance_difference(
+    sum_delta: __m256,
+    max_delta: __m256,
+    min_delta: __m256,
+    odd_integer: __m256i,
+    odd_half: __m256i,
+) -> __m256 {
+    let two = _mm256_set1_ps(2.0);
+    _mm256_sub_ps(
+        _mm256_add_ps(
+            _mm256_sub_ps(sum_delta, two),
+            _mm256_and_ps(
+                _mm256_castsi256_ps(odd_integer),
+                _mm256_sub_ps(_mm256_set1_ps(1.0), _mm256_mul_ps(two, max_delta)),
+            ),
+        ),
+        _mm256_and_ps(_mm256_castsi256_ps(odd_half), _mm256_mul_ps(two, min_delta)),
+    )
+}
+
+/// `$f` over the eight values of `$v` as a balanced tree (short
+/// dependency chains): `f(f(f(v0, v1), f(v2, v3)), f(f(v4, v5), f(v6, v7)))`.
+macro_rules! tree8 {
+    ($f:ident, $v:expr) => {{
+        let v = &$v;
+        $f(
+            $f($f(v[0], v[1]), $f(v[2], v[3])),
+            $f($f(v[4], v[5]), $f(v[6], v[7])),
+        )
+    }};
+}
+
 /// `$body` once for each `$k` in `0..8`, written out.
 macro_rules! unroll8 {
     ($k:ident => $body:block) => {{
@@ -656,37 +694,18 @@ fn nearest_lattice_block_generic(x: &[__m256; 8]) -> Option<[__m256i; 8]> {
         parity_r = _mm256_xor_ps(parity_r, r[k]);
     });
     // Sums and extremes as trees (short dependency chains).
-    macro_rules! tree {
-        ($f:ident) => {
-            $f(
-                $f($f(delta[0], delta[1]), $f(delta[2], delta[3])),
-                $f($f(delta[4], delta[5]), $f(delta[6], delta[7])),
-            )
-        };
-    }
-    let sum_delta = tree!(_mm256_add_ps);
-    let max_delta = tree!(_mm256_max_ps);
-    let min_delta = tree!(_mm256_min_ps);
+    let sum_delta = tree8!(_mm256_add_ps, delta);
+    let max_delta = tree8!(_mm256_max_ps, delta);
+    let min_delta = tree8!(_mm256_min_ps, delta);
     // As masks (all ones when true): Σa even; an odd number going down,
     // which flips the parity of Σ(h − ½) = Σa − (number down) against Σa.
     let even_integer = _mm256_cmpeq_epi32(_mm256_and_si256(parity_a, one), zero_i);
     let odd_down = _mm256_srai_epi32::<31>(_mm256_castps_si256(parity_r));
-    let odd_half = _mm256_xor_si256(
-        _mm256_xor_si256(even_integer, _mm256_set1_epi32(-1)),
-        odd_down,
-    );
+    let odd_integer = _mm256_xor_si256(even_integer, _mm256_set1_epi32(-1));
+    let odd_half = _mm256_xor_si256(odd_integer, odd_down);
     // The difference of the squared distances, as in `nearest_lattice_block`.
-    let two = _mm256_set1_ps(2.0);
-    let difference = _mm256_sub_ps(
-        _mm256_add_ps(
-            _mm256_sub_ps(sum_delta, two),
-            _mm256_andnot_ps(
-                _mm256_castsi256_ps(even_integer),
-                _mm256_sub_ps(_mm256_set1_ps(1.0), _mm256_mul_ps(two, max_delta)),
-            ),
-        ),
-        _mm256_and_ps(_mm256_castsi256_ps(odd_half), _mm256_mul_ps(two, min_delta)),
-    );
+    let difference =
+        squared_distance_difference(sum_delta, max_delta, min_delta, odd_integer, odd_half);
     let leave = _mm256_or_ps(
         _mm256_or_ps(
             _mm256_cmp_ps::<_CMP_LT_OQ>(min_delta, _mm256_set1_ps(f32::from_bits(TINY_BITS))),
@@ -787,17 +806,9 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> (Option<[__m256i; 8]>, bool) {
         delta[k] = _mm256_and_ps(r, _mm256_castsi256_ps(abs_mask));
     });
     // Sums and extremes as trees (short dependency chains).
-    macro_rules! tree {
-        ($f:ident) => {
-            $f(
-                $f($f(delta[0], delta[1]), $f(delta[2], delta[3])),
-                $f($f(delta[4], delta[5]), $f(delta[6], delta[7])),
-            )
-        };
-    }
-    let sum_delta = tree!(_mm256_add_ps);
-    let max_delta = tree!(_mm256_max_ps);
-    let min_delta = tree!(_mm256_min_ps);
+    let sum_delta = tree8!(_mm256_add_ps, delta);
+    let max_delta = tree8!(_mm256_max_ps, delta);
+    let min_delta = tree8!(_mm256_min_ps, delta);
     // Σ(h − ½) = Σa − (number down) ≡ Σa + (number up). As masks (all
     // ones when odd), from bit 1 of `parities` and bit 0 XOR bit 1.
     let odd_integer = _mm256_srai_epi32::<31>(_mm256_slli_epi32::<30>(parities));
@@ -805,18 +816,8 @@ fn nearest_lattice_block(x: &[__m256; 8]) -> (Option<[__m256i; 8]>, bool) {
         parities,
         _mm256_slli_epi32::<1>(parities),
     )));
-    // The terms times 0 or 1, as masks: the same numbers (both are ≥ 0).
-    let two = _mm256_set1_ps(2.0);
-    let difference = _mm256_sub_ps(
-        _mm256_add_ps(
-            _mm256_sub_ps(sum_delta, two),
-            _mm256_and_ps(
-                _mm256_castsi256_ps(odd_integer),
-                _mm256_sub_ps(_mm256_set1_ps(1.0), _mm256_mul_ps(two, max_delta)),
-            ),
-        ),
-        _mm256_and_ps(_mm256_castsi256_ps(odd_half), _mm256_mul_ps(two, min_delta)),
-    );
+    let difference =
+        squared_distance_difference(sum_delta, max_delta, min_delta, odd_integer, odd_half);
 
     // Lanes the fast path leaves: out of range or not finite (bits above
     // the limit's), tiny, or a near-tie (NaN included).
