@@ -222,22 +222,19 @@ fn fifos_are_read_like_files() {
     }
 }
 
-#[test]
-fn devices_and_fifos_at_the_output_are_written_not_replaced() {
-    let dir = TempDir::new().unwrap();
-    let input = gen(dir.path(), 500, "a.hyd", "fory");
+/// `hydron convert INPUT out.fifo --to FORM` into a FIFO in `dir` read by
+/// another thread: the reader gets exactly what a conversion into a file
+/// holds, and the FIFO stays a FIFO. Returns the FIFO and those bytes.
+fn converts_into_a_fifo(dir: &Path, input: &Path, form: &str) -> (PathBuf, Vec<u8>) {
     let expected = {
-        let out = dir.path().join("expected.json");
+        let out = dir.join(format!("expected.{form}"));
         hydron()
-            .args(["convert", s(&input), s(&out), "--to", "json"])
+            .args(["convert", s(input), s(&out), "--to", form])
             .assert()
             .success();
         fs::read(out).unwrap()
     };
-    // A FIFO: the reader gets the data, the FIFO stays. (An older build
-    // renamed a file over the FIFO and left the reader waiting: the
-    // reader's answer is awaited with a time limit.)
-    let fifo = dir.path().join("out.fifo");
+    let fifo = dir.join("out.fifo");
     mkfifo(&fifo);
     let (sender, receiver) = std::sync::mpsc::channel();
     {
@@ -249,13 +246,24 @@ fn devices_and_fifos_at_the_output_are_written_not_replaced() {
         });
     }
     hydron()
-        .args(["convert", s(&input), s(&fifo), "--to", "json"])
+        .args(["convert", s(input), s(&fifo), "--to", form])
         .timeout(Duration::from_secs(20))
         .assert()
         .success();
     assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
     let data = receiver.recv_timeout(Duration::from_secs(10)).unwrap();
     assert_eq!(data, expected);
+    (fifo, expected)
+}
+
+#[test]
+fn devices_and_fifos_at_the_output_are_written_not_replaced() {
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 500, "a.hyd", "fory");
+    // A FIFO: the reader gets the data, the FIFO stays. (An older build
+    // renamed a file over the FIFO and left the reader waiting: the
+    // reader's answer is awaited with a time limit.)
+    converts_into_a_fifo(dir.path(), &input, "json");
     // The real /dev/null is not used here: a build with this bug would
     // replace it, as root.
     // A character device made here (as root only).
@@ -854,34 +862,8 @@ fn a_row_of_seven_floats_is_invalid_data_naming_the_row() {
 fn parquet_through_fifos_is_streamed_and_the_fifo_stays() {
     let dir = TempDir::new().unwrap();
     let input = gen(dir.path(), 3000, "a.hyd", "fory");
-    let expected = {
-        let out = dir.path().join("expected.parquet");
-        hydron()
-            .args(["convert", s(&input), s(&out), "--to", "parquet"])
-            .assert()
-            .success();
-        fs::read(out).unwrap()
-    };
     // Out: the reader of the FIFO gets the file, written as it goes.
-    let fifo = dir.path().join("out.fifo");
-    mkfifo(&fifo);
-    let (sender, receiver) = std::sync::mpsc::channel();
-    {
-        let fifo = fifo.clone();
-        thread::spawn(move || {
-            let mut data = Vec::new();
-            File::open(fifo).unwrap().read_to_end(&mut data).unwrap();
-            let _ = sender.send(data);
-        });
-    }
-    hydron()
-        .args(["convert", s(&input), s(&fifo), "--to", "parquet"])
-        .timeout(Duration::from_secs(20))
-        .assert()
-        .success();
-    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
-    let data = receiver.recv_timeout(Duration::from_secs(10)).unwrap();
-    assert_eq!(data, expected);
+    let (fifo, data) = converts_into_a_fifo(dir.path(), &input, "parquet");
     // In: read whole from the FIFO, then decoded.
     let writer = {
         let fifo = fifo.clone();

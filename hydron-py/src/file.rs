@@ -71,8 +71,7 @@ fn options(chunk_vectors: u64, durable: bool) -> PyResult<FileOptions> {
 fn load_stream(py: Python<'_>, source: &Bound<'_, PyAny>, policy: Policy) -> PyResult<Vec<Gf8>> {
     let (stream, parquet) = stream::open(source)?;
     if parquet {
-        let bytes = PyBytes::new(py, &stream::read_whole(py, stream)?);
-        return pyparquet::vectors_from_bytes(py, bytes.as_any(), policy);
+        return pyparquet::vectors_from_vec(py, stream::read_whole(py, stream)?, policy);
     }
     detached(py, move || {
         let mut reader = FileReader::from_reader(stream, policy)?;
@@ -350,12 +349,8 @@ pub fn iter_chunks(
         not_a_file(source)?;
         let (stream, parquet) = stream::open(source)?;
         if parquet {
-            let bytes = PyBytes::new(py, &stream::read_whole(py, stream)?);
-            Source::Memory(Some(pyparquet::vectors_from_bytes(
-                py,
-                bytes.as_any(),
-                policy,
-            )?))
+            let data = stream::read_whole(py, stream)?;
+            Source::Memory(Some(pyparquet::vectors_from_vec(py, data, policy)?))
         } else {
             Source::File(Box::new(detached(py, move || {
                 FileReader::from_reader(stream, policy)

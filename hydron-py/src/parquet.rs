@@ -325,6 +325,15 @@ pub fn vectors_from_bytes(
     detached(py, || reader.read_to_end())
 }
 
+/// Vectors of a Parquet file read into `data` (from a file object), without
+/// copying it again.
+pub fn vectors_from_vec(py: Python<'_>, data: Vec<u8>, policy: Policy) -> PyResult<Vec<Gf8>> {
+    detached(py, || {
+        ParquetReader::from_bytes(bytes::Bytes::from(data), policy, read_options(None))?
+            .read_to_end()
+    })
+}
+
 /// Vectors of the Parquet file at `path` (for `hydron.load`).
 pub fn load_path(py: Python<'_>, path: &std::path::Path, policy: Policy) -> PyResult<Vec<Gf8>> {
     detached(py, || hparquet::load(path, policy))

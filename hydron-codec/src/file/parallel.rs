@@ -22,6 +22,7 @@
 
 use std::fs::File;
 use std::mem::MaybeUninit;
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 
@@ -50,8 +51,10 @@ struct Chunk {
     head: Hasher,
     /// The checksum stored after the chunk's message.
     stored: u32,
-    /// The chunk's first piece in the list of pieces.
-    first_piece: usize,
+    /// Its vectors.
+    vectors: u64,
+    /// Its pieces, in the list of pieces.
+    pieces: Range<usize>,
 }
 
 /// Up to [`PIECE_VECTORS`] consecutive vectors of one chunk.
@@ -65,23 +68,18 @@ struct Piece {
 /// `None` when the serial reader must read it (see the module docs).
 pub(crate) fn load(file: &File, policy: Policy) -> Option<Vec<Gf8>> {
     let (chunks, pieces, vectors) = scan(file)?;
-    // Prove the first half, keeping nothing.
+    // Prove the chunks that hold the first half, keeping nothing.
     let half = vectors.div_ceil(2);
-    let mut proven = 0u64;
-    let mut proving_chunks = 0;
-    while proven < half {
-        let end = chunks
-            .get(proving_chunks + 1)
-            .map_or(pieces.len(), |c| c.first_piece);
-        proven += pieces[chunks[proving_chunks].first_piece..end]
-            .iter()
-            .map(|p| u64::from(p.vectors))
-            .sum::<u64>();
-        proving_chunks += 1;
-    }
-    let proving_pieces = chunks
-        .get(proving_chunks)
-        .map_or(pieces.len(), |c| c.first_piece);
+    let proving_chunks = chunks
+        .iter()
+        .scan(0u64, |before, chunk| {
+            let start = *before;
+            *before += chunk.vectors;
+            Some(start)
+        })
+        .take_while(|&start| start < half)
+        .count();
+    let proving_pieces = chunks[proving_chunks - 1].pieces.end;
     let sums = read_pieces(file, &pieces[..proving_pieces], None, policy)?;
     if !checksums_match(&chunks[..proving_chunks], &sums) {
         return None;
@@ -157,11 +155,7 @@ fn scan(file: &File) -> Option<(Vec<Chunk>, Vec<Piece>, u64)> {
         let mut hasher = Hasher::new();
         hasher.update(&frame);
         hasher.update(&head);
-        chunks.push(Chunk {
-            head: hasher,
-            stored: u32::from_le_bytes(stored),
-            first_piece: pieces.len(),
-        });
+        let first_piece = pieces.len();
         let mut left = chunk.count;
         while left > 0 {
             let take = left.min(PIECE_VECTORS);
@@ -169,6 +163,12 @@ fn scan(file: &File) -> Option<(Vec<Chunk>, Vec<Piece>, u64)> {
             at += 32 * u64::from(take);
             left -= take;
         }
+        chunks.push(Chunk {
+            head: hasher,
+            stored: u32::from_le_bytes(stored),
+            vectors: u64::from(chunk.count),
+            pieces: first_piece..pieces.len(),
+        });
         at += 4;
         seen += u64::from(chunk.count);
         if at > trailer_at {
@@ -285,12 +285,11 @@ fn read_vectors_at<'a>(
 }
 
 /// Whether each chunk's stored checksum is the CRC-32 of its frame header,
-/// its fory framing and its pieces (`sums`, from the chunks' first piece).
+/// its fory framing and its pieces (`sums`, one per piece from the first).
 fn checksums_match(chunks: &[Chunk], sums: &[Hasher]) -> bool {
-    chunks.iter().enumerate().all(|(k, chunk)| {
-        let end = chunks.get(k + 1).map_or(sums.len(), |c| c.first_piece);
+    chunks.iter().all(|chunk| {
         let mut hasher = chunk.head.clone();
-        for piece in &sums[chunk.first_piece..end] {
+        for piece in &sums[chunk.pieces.clone()] {
             hasher.combine(piece);
         }
         hasher.finalize() == chunk.stored
