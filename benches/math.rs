@@ -94,6 +94,13 @@ fn batch_kernels(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new(&dispatched, BATCH), |b| {
         b.iter(|| batch::nearest_roots_into(black_box(&units), &mut roots));
     });
+    // Raw arrays, validated in the same pass (what Python calls by default).
+    group.bench_function(
+        BenchmarkId::new(format!("{dispatched}-checked"), BATCH),
+        |b| {
+            b.iter(|| batch::nearest_roots_checked_into(black_box(unit_arrays), &mut roots));
+        },
+    );
     group.finish();
 
     let mut group = c.benchmark_group("batch_normalize");

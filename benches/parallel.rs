@@ -80,6 +80,12 @@ fn parallel_1m(c: &mut Criterion) {
     run("nearest_roots", &mut || {
         batch::nearest_roots_into(black_box(&units), &mut roots);
     });
+    // Raw arrays checked and quantized in one pass over memory; compare
+    // with `nearest_roots` (already-checked vectors) and `validate`.
+    run("nearest_roots_checked", &mut || {
+        batch::nearest_roots_checked_into(black_box(unit_arrays), &mut roots)
+            .expect("unit vectors");
+    });
     run("normalize", &mut || {
         batch::normalize_into(black_box(&raw), &mut normalized).expect("finite input");
     });

@@ -13,7 +13,9 @@ compare like with like on this machine.
 Compared:
 - nearest_roots: hydron vs the best plain-numpy way (a (n, 240) matmul with
   E8_ROOTS.T and argmax, in blocks of 65,536 rows to bound memory) vs the
-  Rust batch kernel;
+  Rust batch kernels (batch::nearest_roots on vectors already checked, and
+  batch::nearest_roots_checked, which checks raw arrays in the same pass as
+  hydron.nearest_roots does);
 - loading a binary file into numpy: hydron.load vs stock
   pyfory.deserialize of the same batch as one message (+ reshape) vs Rust's
   validated file::load;
@@ -153,14 +155,16 @@ def main() -> None:
         print(f"{what:28} {fmt(mine)} {fmt(other)}  {other / mine:7.1f}x  {name}")
     if rust:
         print()
-        print(f"{'vs Rust (same file, same run)':28} {'Python':>12} {'Rust':>12}  {'ratio':>8}")
+        print(f"{'vs Rust (same file, same run)':28} {'Python':>12} {'Rust':>12}  {'ratio':>8}  "
+              "Rust call (per vector)")
         for what, mine, key in [("nearest_roots", t_roots, "nearest_roots"),
+                                ("nearest_roots", t_roots, "nearest_roots_checked"),
                                 ("nearest_roots(trusted=True)", t_roots_t, "nearest_roots"),
                                 ("load (binary file, strict)", t_load, "load"),
                                 ("normalize", t_norm, "normalize"),
                                 ("validate", t_val, "validate")]:
             print(f"{what:28} {fmt(mine)} {fmt(rust[key])}  {mine / rust[key]:7.2f}x  "
-                  f"({fmt(mine / n).strip()} vs {fmt(rust[key] / n).strip()} per vector)")
+                  f"{key} ({fmt(mine / n).strip()} vs {fmt(rust[key] / n).strip()})")
 
     one = v[:1].copy()
     vec = v[0].copy()

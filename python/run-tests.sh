@@ -22,7 +22,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-step() { printf '\n==> %s\n' "$*"; }
+step() { printf '\n==> [%s] %s\n' "$(date -u +%T)" "$*"; }
 
 python_bin="${PYTHON:-}"
 if [ -z "$python_bin" ]; then

@@ -19,6 +19,7 @@
 //! | [`normalize_into`], [`normalize`] | [`Gf8::normalize`] | bit-identical |
 //! | [`dot_into`], [`dot_many`] | [`Gf8::dot`] | bit-identical |
 //! | [`nearest_roots_into`], [`nearest_roots`] | [`Gf8::nearest_root`] | identical codes, ties included |
+//! | [`nearest_roots_checked_into`], [`nearest_roots_checked`] | [`Gf8::check`], then [`Gf8::nearest_root`] | identical to [`validate`], then [`nearest_roots`] |
 //! | [`nearest_lattice_points_into`], [`nearest_lattice_points`] | [`E8Point::nearest`] | identical points and errors |
 //!
 //! "Bit-identical" holds because every backend does the same IEEE
@@ -375,6 +376,40 @@ impl Backend {
         }
     }
 
+    /// [`nearest_roots_checked_into`] on this backend.
+    ///
+    /// # Panics
+    ///
+    /// If `out.len() != arrays.len()`.
+    ///
+    /// ```
+    /// use hydron_core::batch::Backend;
+    /// use hydron_core::E8Root;
+    ///
+    /// let raw = [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.6, -0.8]; 11];
+    /// let mut out = [E8Root::new(0)?; 11];
+    /// for backend in Backend::ALL {
+    ///     backend.nearest_roots_checked_into(&raw, &mut out)?;
+    ///     assert_eq!(out[10], hydron_core::Gf8::new(raw[10])?.nearest_root());
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[track_caller]
+    pub fn nearest_roots_checked_into(
+        self,
+        arrays: &[[f32; 8]],
+        out: &mut [E8Root],
+    ) -> Result<(), BatchError> {
+        assert_same_len(arrays.len(), out.len());
+        match self.kernels() {
+            Kernels::Scalar => scalar::nearest_roots_checked_from(arrays, out, 0),
+            #[cfg(feature = "simd")]
+            Kernels::Portable => crate::simd::portable::nearest_roots_checked_into(arrays, out),
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Kernels::Avx2Fma(token) => token.nearest_roots_checked_into(arrays, out),
+        }
+    }
+
     /// [`nearest_lattice_points_into`] on this backend: the `f32` fast
     /// path of [`E8Point::nearest`] on eight vectors at a time (SIMD
     /// backends); a block with a vector the fast path leaves (an error, a
@@ -681,6 +716,65 @@ pub fn nearest_roots(vectors: &[Gf8]) -> Vec<E8Root> {
     let mut out = vec![E8Root(0); vectors.len()];
     nearest_roots_into(vectors, &mut out);
     out
+}
+
+/// The nearest E8 root of each of `arrays`, after checking it as
+/// [`Gf8::check`], into `out`: the result of [`validate`] and then
+/// [`nearest_roots_into`] (the same codes; on error the same first bad
+/// index and error, with the codes before it written), in one pass: the
+/// SIMD kernels take the squared norms from the registers the codes are
+/// computed from, so the check costs a few instructions per vector instead
+/// of a second pass over memory.
+///
+/// This is the kernel for coordinates from outside the program (a numpy
+/// array, a file mapped in place): they may be anything, and a `&[Gf8]`
+/// must hold unit or zero vectors.
+///
+/// # Panics
+///
+/// If `out.len() != arrays.len()`.
+///
+/// ```
+/// use hydron_core::{batch, E8Root, Gf8Error};
+///
+/// let mut raw = vec![[0.5, 0.5, -0.5, 0.5, 0.0, 0.0, 0.0, 0.0]; 3000];
+/// let mut out = vec![E8Root::new(0)?; raw.len()];
+/// batch::nearest_roots_checked_into(&raw, &mut out)?;
+/// assert!(out.iter().all(|&c| c == out[0]));
+///
+/// raw[2500][1] = 2.0;
+/// let err = batch::nearest_roots_checked_into(&raw, &mut out).unwrap_err();
+/// assert_eq!(err.index, 2500);
+/// assert!(matches!(err.error, Gf8Error::NotUnitNorm { .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[track_caller]
+pub fn nearest_roots_checked_into(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Root],
+) -> Result<(), BatchError> {
+    #[cfg(feature = "parallel")]
+    return crate::parallel::nearest_roots_checked_into(backend(), arrays, out);
+    #[cfg(not(feature = "parallel"))]
+    backend().nearest_roots_checked_into(arrays, out)
+}
+
+/// The nearest E8 root of each of `arrays`, checked first (allocating; see
+/// [`nearest_roots_checked_into`]).
+///
+/// ```
+/// use hydron_core::{batch, Gf8};
+///
+/// let raw = [[0.0, 0.6, 0.8, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0; 8]];
+/// let codes = batch::nearest_roots_checked(&raw)?;
+/// assert_eq!(codes, batch::nearest_roots(Gf8::slice_from_arrays(&raw)?));
+/// assert_eq!(batch::nearest_roots_checked(&[[f32::NAN; 8]]).unwrap_err().index, 0);
+/// # Ok::<(), hydron_core::BatchError>(())
+/// ```
+pub fn nearest_roots_checked(arrays: &[[f32; 8]]) -> Result<Vec<E8Root>, BatchError> {
+    let mut out = vec![E8Root(0); arrays.len()];
+    nearest_roots_checked_into(arrays, &mut out)?;
+    Ok(out)
 }
 
 /// The nearest E8 lattice point to each vector, as [`E8Point::nearest`],

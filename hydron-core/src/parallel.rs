@@ -62,10 +62,11 @@ use crate::batch::Backend;
 use crate::simd::scalar::{assert_bytes_len, assert_same_len};
 use crate::{BatchError, E8Point, E8Root, Gf8};
 
-/// From this many vectors [`batch::nearest_roots_into`] splits across
-/// threads.
+/// From this many vectors [`batch::nearest_roots_into`] (and
+/// [`batch::nearest_roots_checked_into`]) splits across threads.
 ///
 /// [`batch::nearest_roots_into`]: crate::batch::nearest_roots_into
+/// [`batch::nearest_roots_checked_into`]: crate::batch::nearest_roots_checked_into
 ///
 /// ```
 /// assert!(hydron_core::parallel::NEAREST_ROOTS_MIN_VECTORS >= 1024);
@@ -247,6 +248,20 @@ pub(crate) fn nearest_roots_into(backend: Backend, vectors: &[Gf8], out: &mut [E
     });
 }
 
+/// [`Backend::nearest_roots_checked_into`], split (pieces are whole
+/// blocks: a multiple of 64 vectors, and at least half the threshold).
+#[track_caller]
+pub(crate) fn nearest_roots_checked_into(
+    backend: Backend,
+    arrays: &[[f32; 8]],
+    out: &mut [E8Root],
+) -> Result<(), BatchError> {
+    assert_same_len(arrays.len(), out.len());
+    try_split(arrays, out, NEAREST_ROOTS_MIN_VECTORS, |arrays, out| {
+        backend.nearest_roots_checked_into(arrays, out)
+    })
+}
+
 /// [`Backend::nearest_lattice_points_into`], split.
 #[track_caller]
 pub(crate) fn nearest_lattice_points_into(
@@ -356,6 +371,34 @@ mod tests {
             .unwrap_err();
         assert_eq!(split, serial);
         assert_eq!(split.index, 3 * LATTICE_MIN_VECTORS);
+        assert_eq!(out[..split.index], expected[..split.index]);
+    }
+
+    #[test]
+    #[cfg(not(target_family = "wasm"))]
+    fn checked_roots_match_one_thread_and_its_first_error() {
+        let pool = two_threads();
+        let n = 3 * NEAREST_ROOTS_MIN_VECTORS + 5;
+        let mut raw: Vec<[f32; 8]> = (0..n)
+            .map(|i| core::array::from_fn(|c| ((i * 8 + c) as f32 * 0.43).sin()))
+            .collect();
+        let raw_vectors = scalar::normalize(&raw).unwrap();
+        raw.copy_from_slice(Gf8::slice_as_arrays(&raw_vectors));
+        let expected = scalar::nearest_roots(&raw_vectors);
+        let mut out = vec![E8Root::new(0).unwrap(); n];
+        let backend = crate::batch::backend();
+        pool.install(|| nearest_roots_checked_into(backend, &raw, &mut out))
+            .unwrap();
+        assert_eq!(out, expected);
+
+        raw[n - 1][2] = f32::INFINITY;
+        raw[2 * NEAREST_ROOTS_MIN_VECTORS + 7][5] = 3.0;
+        let serial = scalar::validate(&raw).unwrap_err();
+        let mut out = vec![E8Root::new(0).unwrap(); n];
+        let split = pool
+            .install(|| nearest_roots_checked_into(backend, &raw, &mut out))
+            .unwrap_err();
+        assert_eq!(split, serial);
         assert_eq!(out[..split.index], expected[..split.index]);
     }
 

@@ -113,6 +113,7 @@ fn compare_all(arrays: &[[f32; 8]]) {
         backend.nearest_roots_into(&vectors, &mut roots);
         assert_eq!(roots, expected_roots, "nearest roots on {backend}");
         assert!(roots.iter().all(|r| usize::from(r.code()) < 240));
+        compare_checked_roots(backend, arrays, &expected_validate, &expected_roots);
 
         let mut dots = vec![0.0f32; vectors.len()];
         backend.dot_into(query, &vectors, &mut dots);
@@ -123,6 +124,58 @@ fn compare_all(arrays: &[[f32; 8]]) {
         );
     }
     compare_copy_validated(arrays);
+}
+
+/// The fused validate-and-quantize kernel on `backend` against validating
+/// and then quantizing: the same result, and the codes before a bad vector.
+fn compare_checked_roots(
+    backend: Backend,
+    arrays: &[[f32; 8]],
+    expected_validate: &Result<(), BatchError>,
+    expected_roots: &[E8Root],
+) {
+    let mut codes = vec![E8Root::new(239).unwrap(); arrays.len()];
+    let result = backend.nearest_roots_checked_into(arrays, &mut codes);
+    assert_eq!(&result, expected_validate, "checked roots on {backend}");
+    let done = result.err().map_or(arrays.len(), |err| err.index);
+    assert_eq!(
+        codes[..done],
+        expected_roots[..done],
+        "checked roots on {backend}"
+    );
+}
+
+#[test]
+fn checked_roots_stop_at_the_first_bad_vector_in_any_block() {
+    let n = 3 * 1024 + 17;
+    let mut rng = Rng(23);
+    let vectors: Vec<Gf8> = (0..n).map(|_| rng.unit()).collect();
+    let expected_roots = batch::scalar::nearest_roots(&vectors);
+    let clean = Gf8::slice_as_arrays(&vectors);
+    assert_eq!(
+        batch::nearest_roots_checked(clean),
+        Ok(expected_roots.clone())
+    );
+    // Positions in a block of eight, at its edges, and in the tail.
+    for bad in [0, 1, 7, 8, 9, 1023, 1024, 2053, n - 2, n - 1] {
+        for value in [f32::NAN, f32::INFINITY, 1.5, 1e-3] {
+            let mut arrays = clean.to_vec();
+            arrays[bad][bad % 8] = value;
+            if bad + 1 < n {
+                // A second bad vector later must not be the one reported.
+                arrays[n - 1][0] = f32::NAN;
+            }
+            let expected = batch::scalar::validate(&arrays);
+            assert!(expected.is_err());
+            for backend in backends() {
+                compare_checked_roots(backend, &arrays, &expected, &expected_roots);
+            }
+            assert_eq!(
+                batch::nearest_roots_checked(&arrays),
+                Err(expected.unwrap_err())
+            );
+        }
+    }
 }
 
 #[test]

@@ -188,5 +188,9 @@ fn dispatching_kernels_on_small_batches() {
     let vs = batch::normalize(&arrays).unwrap();
     assert_eq!(Gf8::slice_as_arrays(&vs), &arrays[..]);
     assert_eq!(batch::nearest_roots(&vs).len(), 9);
+    assert_eq!(
+        batch::nearest_roots_checked(&arrays),
+        Ok(batch::nearest_roots(&vs))
+    );
     assert_eq!(batch::dot_many(vs[0], &vs)[0], 1.0);
 }

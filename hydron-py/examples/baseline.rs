@@ -8,7 +8,9 @@
 //! Arguments: the number of vectors N, a hydron file holding N unit vectors
 //! (written by bench.py), and the number of runs (the median is printed).
 //! Times are per call in seconds: `nearest_roots` (the batch kernel on
-//! `&[Gf8]`, allocating its output as the Python call does), `normalize`,
+//! `&[Gf8]`, allocating its output as the Python call does),
+//! `nearest_roots_checked` (the same on raw arrays, validated in the same
+//! pass, as `hydron.nearest_roots` does by default), `normalize`,
 //! `validate`, and the validated `file::load` of the file.
 
 use std::error::Error;
@@ -41,10 +43,16 @@ fn main() -> Result<(), Box<dyn Error>> {
     if vectors.len() != n {
         return Err(format!("{path} holds {} vectors, not {n}", vectors.len()).into());
     }
-    let arrays: Vec<[f32; 8]> = Gf8::slice_as_arrays(&vectors).to_vec();
+    // Raw arrays for the calls that take them, in memory advised for huge
+    // pages as the Python module's arrays are (hydron_core::huge).
+    let mut arrays: Vec<[f32; 8]> = hydron_core::huge::zeroed_vec(n);
+    arrays.copy_from_slice(Gf8::slice_as_arrays(&vectors));
 
     let roots = median(runs, || {
         std::hint::black_box(batch::nearest_roots(std::hint::black_box(&vectors)));
+    });
+    let roots_checked = median(runs, || {
+        std::hint::black_box(batch::nearest_roots_checked(std::hint::black_box(&arrays)).ok());
     });
     let normalize = median(runs, || {
         std::hint::black_box(batch::normalize(std::hint::black_box(&arrays)).ok());
@@ -57,6 +65,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     });
     println!(
         "{{\"n\": {n}, \"runs\": {runs}, \"backend\": \"{}\", \"nearest_roots\": {roots:e}, \
+         \"nearest_roots_checked\": {roots_checked:e}, \
          \"normalize\": {normalize:e}, \"validate\": {validate:e}, \"load\": {load:e}}}",
         batch::backend()
     );

@@ -111,7 +111,8 @@ pub fn validate(py: Python<'_>, vectors: &Bound<'_, PyAny>) -> PyResult<()> {
 ///     Unit vectors (or zero).
 /// trusted : bool, default False
 ///     Skip the check that the vectors are valid (garbage in, a meaningless
-///     but harmless code out).
+///     but harmless code out). The check runs in the same pass as the
+///     quantization and costs a few percent (docs/benchmarks.md).
 ///
 /// Returns
 /// -------
@@ -139,12 +140,14 @@ pub fn nearest_roots<'py>(
     let arrays = input.arrays();
     let codes = py
         .detach(|| {
-            let gf8 = if trusted {
-                Gf8::slice_from_arrays_unchecked(arrays)
+            if trusted {
+                Ok(batch::nearest_roots(Gf8::slice_from_arrays_unchecked(
+                    arrays,
+                )))
             } else {
-                Gf8::slice_from_arrays(arrays)?
-            };
-            Ok(batch::nearest_roots(gf8))
+                // Checked in the same pass as the quantization.
+                batch::nearest_roots_checked(arrays)
+            }
         })
         .map_err(|e| batch_error(py, e))?;
     Ok(codes_out(py, codes))

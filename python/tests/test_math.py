@@ -113,6 +113,19 @@ def test_nearest_roots_checks_unless_trusted():
     assert hydron.nearest_roots(v, trusted=True).shape == (4,)  # meaningless, harmless
 
 
+@pytest.mark.parametrize("bad", [1023, 1024, 40000, 99999])
+def test_nearest_roots_reports_the_first_bad_vector_of_a_large_batch(bad):
+    # The check runs block by block (and across threads) with the
+    # quantization: the first bad vector is reported wherever it lies.
+    v = hydron.normalize(raw(100000, seed=5))
+    v[bad, 6] = np.inf
+    if bad + 1 < len(v):
+        v[-1, 0] = np.nan  # a later bad vector is not the one reported
+    with pytest.raises(InvalidVectorError, match=f"vector {bad}: coordinate 6") as e:
+        hydron.nearest_roots(v)
+    assert (e.value.index, e.value.coordinate) == (bad, 6)
+
+
 def test_codes_to_vectors():
     codes = np.array([0, 17, 239, 112], np.uint8)
     assert (bits(hydron.codes_to_vectors(codes)) == bits(hydron.E8_ROOTS[codes])).all()

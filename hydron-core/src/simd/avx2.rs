@@ -115,6 +115,18 @@ impl Avx2Fma {
         unsafe { nearest_roots_into_avx2(vectors, out) }
     }
 
+    /// [`batch::nearest_roots_checked_into`](crate::batch::nearest_roots_checked_into);
+    /// `out` has the length of `arrays`.
+    #[inline]
+    pub(crate) fn nearest_roots_checked_into(
+        self,
+        arrays: &[[f32; 8]],
+        out: &mut [E8Root],
+    ) -> Result<(), BatchError> {
+        // SAFETY: as in `validate`: detection found AVX2 and FMA.
+        unsafe { nearest_roots_checked_avx2(arrays, out) }
+    }
+
     /// [`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into);
     /// `out` has the length of `arrays`.
     #[inline]
@@ -564,6 +576,53 @@ fn nearest_roots_into_avx2(vectors: &[Gf8], out: &mut [E8Root]) {
         }
     }
     scalar::nearest_roots_from(Gf8::slice_from_arrays_unchecked(tail), out_tail);
+}
+
+/// Lane `i`: the squared norm of vector `i`, from the block in
+/// structure-of-arrays form (register `k` holds coordinate `k`): the
+/// pairwise order of `gf8::norm_sq`, so bit-identical to [`norms_sq`] of
+/// the rows, with no shuffle.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn norms_sq_of_columns(x: &[__m256; 8]) -> __m256 {
+    let square = |k: usize| _mm256_mul_ps(x[k], x[k]);
+    _mm256_add_ps(
+        _mm256_add_ps(
+            _mm256_add_ps(square(0), square(4)),
+            _mm256_add_ps(square(2), square(6)),
+        ),
+        _mm256_add_ps(
+            _mm256_add_ps(square(1), square(5)),
+            _mm256_add_ps(square(3), square(7)),
+        ),
+    )
+}
+
+/// [`batch::nearest_roots_checked_into`](crate::batch::nearest_roots_checked_into);
+/// `out` has the length of `arrays`. Each block of eight is loaded and
+/// transposed once; its squared norms are summed from the columns and must
+/// pass the fast test of [`Gf8::check`], and the codes come from the same
+/// registers. A block that fails the test (a zero vector, or a bad one)
+/// goes through the scalar kernel, which accepts zero vectors and builds
+/// the exact error, with the codes before it written.
+#[target_feature(enable = "avx2,fma")]
+fn nearest_roots_checked_avx2(arrays: &[[f32; 8]], out: &mut [E8Root]) -> Result<(), BatchError> {
+    let (blocks, tail) = arrays.as_chunks::<8>();
+    let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
+    for (index, (block, out_block)) in blocks.iter().zip(out_blocks).enumerate() {
+        let x = transpose(block);
+        if unit_lanes(norms_sq_of_columns(&x)) != 0xFF {
+            scalar::recheck_roots(block, out_block, 8 * index)?;
+            continue;
+        }
+        // Unit vectors: every score is finite (no rescaling to do).
+        let (codes, _) = nearest_root_codes(&x);
+        let codes: [u32; 8] = bytemuck::cast(codes);
+        for (slot, code) in out_block.iter_mut().zip(codes) {
+            *slot = E8Root(code as u8);
+        }
+    }
+    scalar::nearest_roots_checked_from(tail, out_tail, 8 * blocks.len())
 }
 
 /// `_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC` for `vroundps`.

@@ -293,6 +293,39 @@ pub(crate) fn nearest_roots_into(vectors: &[Gf8], out: &mut [E8Root]) {
     scalar::nearest_roots_from(Gf8::slice_from_arrays_unchecked(tail), out_tail);
 }
 
+/// [`batch::nearest_roots_checked_into`](crate::batch::nearest_roots_checked_into);
+/// `out` has the length of `arrays`. Each block of eight is transposed
+/// once; its squared norms are summed from the columns in the pairwise
+/// order of `gf8::norm_sq` (bit-identical to the scalar ones) and must pass
+/// the fast test of [`Gf8::check`], and the codes come from the same
+/// registers. A block that fails the test (a zero vector, or a bad one)
+/// goes through the scalar kernel, which accepts zero vectors and builds
+/// the exact error, with the codes before it written.
+pub(crate) fn nearest_roots_checked_into(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Root],
+) -> Result<(), BatchError> {
+    let (blocks, tail) = arrays.as_chunks::<8>();
+    let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
+    for (index, (block, out_block)) in blocks.iter().zip(out_blocks).enumerate() {
+        let x = transpose(block);
+        let square = |k: usize| x[k] * x[k];
+        let norms_sq = ((square(0) + square(4)) + (square(2) + square(6)))
+            + ((square(1) + square(5)) + (square(3) + square(7)));
+        let deviation = (norms_sq - f32x8::splat(1.0)).abs();
+        if !deviation.simd_le(f32x8::splat(NORM_SQ_TOLERANCE)).all() {
+            scalar::recheck_roots(block, out_block, 8 * index)?;
+            continue;
+        }
+        // Unit vectors: every score is finite (no rescaling to do).
+        let (codes, _) = nearest_root_codes(&x);
+        for (slot, code) in out_block.iter_mut().zip(codes) {
+            *slot = E8Root(code as u8);
+        }
+    }
+    scalar::nearest_roots_checked_from(tail, out_tail, 8 * blocks.len())
+}
+
 /// Float lanes seen as integers, and back (bit casts).
 #[inline]
 fn ints(x: f32x8) -> i32x8 {

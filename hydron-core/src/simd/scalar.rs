@@ -300,6 +300,39 @@ pub(crate) fn nearest_roots_from(vectors: &[Gf8], out: &mut [E8Root]) {
     }
 }
 
+/// [`batch::nearest_roots_checked_into`](crate::batch::nearest_roots_checked_into)
+/// for a part of a batch that starts at vector `first_index`: each vector
+/// checked as [`Gf8::check`], then its nearest root; on error the codes
+/// before the bad vector have been written.
+pub(crate) fn nearest_roots_checked_from(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Root],
+    first_index: usize,
+) -> Result<(), BatchError> {
+    for (offset, (coords, slot)) in arrays.iter().zip(out).enumerate() {
+        Gf8::check(coords).map_err(|error| BatchError {
+            index: first_index + offset,
+            error,
+        })?;
+        *slot = Gf8::new_unchecked(*coords).nearest_root();
+    }
+    Ok(())
+}
+
+/// The scalar check and quantization of a block the SIMD kernels' fast
+/// test did not accept (a zero vector, or a bad one): out of line, so that
+/// their hot loops keep their registers.
+#[cfg(feature = "simd")]
+#[cold]
+#[inline(never)]
+pub(crate) fn recheck_roots(
+    block: &[[f32; 8]; 8],
+    out: &mut [E8Root; 8],
+    first_index: usize,
+) -> Result<(), BatchError> {
+    nearest_roots_checked_from(block, out, first_index)
+}
+
 /// For the SIMD nearest-root kernels: the lanes of a block whose scores
 /// overflowed (bit `i` of `finite` clear) get the code of
 /// [`Gf8::nearest_root`], which rescales them; the kernels already hold the
