@@ -107,46 +107,7 @@ fn compression(data: &[u8]) -> Compression {
     }
 }
 
-/// Whether the input could hold a Thrift list, set or map of booleans
-/// claiming more than 4 096 elements, anywhere (every byte is tried as a
-/// collection header). The parquet crate (59.3.2) skips an unknown Thrift
-/// field's `list<bool>` element by element at no cost in input
-/// (`skip_till_depth`: a bool takes no byte there), so a 2 KiB footer or
-/// page header with a few such lists of 2^31 elements keeps it busy for
-/// minutes. hydron does not guard against this yet (docs/fuzzing.md,
-/// "Open findings"); the target leaves such inputs out so that the run
-/// can look for everything else.
-fn may_hold_a_thrift_bool_bomb(data: &[u8]) -> bool {
-    const LIMIT: u64 = 4096;
-    fn varint(data: &[u8]) -> Option<(u64, usize)> {
-        let mut value = 0u64;
-        for (k, &b) in data.iter().take(10).enumerate() {
-            value |= u64::from(b & 0x7f) << (7 * k);
-            if b & 0x80 == 0 {
-                return Some((value, k + 1));
-            }
-        }
-        None
-    }
-    (0..data.len()).any(|i| {
-        // A list or set header in long form: 0xF1/0xF2, then the size.
-        let list = matches!(data[i], 0xf1 | 0xf2)
-            && varint(&data[i + 1..]).is_some_and(|(size, _)| size > LIMIT);
-        // A map: the size, then the key and value types, both bool.
-        let map = varint(&data[i..]).is_some_and(|(size, used)| {
-            size > LIMIT
-                && data
-                    .get(i + used)
-                    .is_some_and(|&kv| matches!(kv, 0x11 | 0x12 | 0x21 | 0x22))
-        });
-        list || map
-    })
-}
-
 fn parquet_part(data: &[u8]) {
-    if may_hold_a_thrift_bool_bomb(data) {
-        return;
-    }
     let [strict, renormalized, trusted] =
         decode_all_policies(|p| read_vectors(data, p, 1000), "ParquetReader");
     // Trusted checks the least: if it fails, so does every policy; and

@@ -881,3 +881,36 @@ fn a_footer_list_claiming_billions_of_bools_is_refused_at_once() {
         "{err}"
     );
 }
+
+/// The bomb hidden where a walk by header types cannot see it: the
+/// footer's field 2 (`schema`, a list of structs) declared as a 28-byte
+/// binary. Read by its header, the field is a string and the footer is
+/// well formed; the parquet crate reads field 2 as the list it expects
+/// whatever the header says, so the string's length byte (0x1c) becomes
+/// "a list of one struct", and its 28 bytes four unknown fields, each a
+/// list of 2^31 - 1 bools: minutes of the crate's skip. hydron walks the
+/// footer as the crate reads it and refuses the field's type at once.
+#[test]
+fn a_bool_bomb_behind_a_field_of_the_wrong_type_is_refused_at_once() {
+    let mut footer = vec![0x15, 0x04]; // field 1, version: i32 2
+    footer.extend([0x18, 0x1c]); // field 2 as binary of 28 bytes
+    for field_header in [0xb9, 0x19, 0x19, 0x19] {
+        // fields 11, 12, 13, 14: a list of 2^31 - 1 bools
+        footer.extend([field_header, 0xf1, 0xff, 0xff, 0xff, 0xff, 0x07]);
+    }
+    footer.push(0x00); // STOP
+    let mut bytes = b"PAR1".to_vec();
+    bytes.extend(&footer);
+    bytes.extend((footer.len() as u32).to_le_bytes());
+    bytes.extend(b"PAR1");
+    let start = std::time::Instant::now();
+    let err = parquet::from_bytes(bytes, Policy::Strict).unwrap_err();
+    assert!(start.elapsed() < std::time::Duration::from_secs(2));
+    assert!(
+        err.to_string().contains(
+            "the file metadata is malformed: field 2 of FileMetaData is binary, \
+             not the list the format defines"
+        ),
+        "{err}"
+    );
+}

@@ -390,7 +390,7 @@ impl Backend {
     /// let mut out = [E8Root::new(0)?; 11];
     /// for backend in Backend::ALL {
     ///     backend.nearest_roots_checked_into(&raw, &mut out)?;
-    ///     assert_eq!(out[10], hydron_core::Gf8::new(raw[10])?.nearest_root());
+    ///     assert_eq!(out[10], hydron_core::Gf8::try_new(raw[10])?.nearest_root());
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

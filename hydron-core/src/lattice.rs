@@ -545,14 +545,22 @@ fn nearest_fast_portable(x: &[f32; 8]) -> Option<[i32; 8]> {
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use core::arch::x86_64::{
-        __m128, __m128i, _mm_add_epi32, _mm_add_ps, _mm_and_ps, _mm_castps_si128, _mm_castsi128_ps,
-        _mm_cmpeq_ps, _mm_cmpgt_epi32, _mm_cmpgt_ps, _mm_cmplt_ps, _mm_cmpnle_ps, _mm_cvtepi32_ps,
-        _mm_cvtss_f32, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_movemask_ps,
-        _mm_or_ps, _mm_or_si128, _mm_set1_epi32, _mm_set1_ps, _mm_setzero_ps, _mm_setzero_si128,
-        _mm_shuffle_ps, _mm_srli_epi32, _mm_sub_epi32, _mm_sub_ps,
+        __m128, __m128i, _mm_add_epi32, _mm_add_ps, _mm_and_ps, _mm_and_si128, _mm_castps_si128,
+        _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_cmpeq_ps, _mm_cmpgt_epi32, _mm_cmpgt_ps,
+        _mm_cmplt_ps, _mm_cmpnle_ps, _mm_cvtepi32_ps, _mm_cvtss_f32, _mm_cvttps_epi32, _mm_max_ps,
+        _mm_min_ps, _mm_movehl_ps, _mm_movemask_ps, _mm_or_ps, _mm_or_si128, _mm_set1_epi32,
+        _mm_set1_ps, _mm_setr_epi32, _mm_setzero_ps, _mm_setzero_si128, _mm_shuffle_ps,
+        _mm_slli_epi32, _mm_srli_epi32, _mm_sub_epi32, _mm_sub_ps,
     };
 
-    use super::{E8Point, TIE_MARGIN};
+    use super::{select, E8Point, TIE_MARGIN};
+
+    /// The parity of the set bits of an 8-bit mask (without `popcnt`,
+    /// which the x86-64 baseline lacks): a 16-entry table in a constant.
+    #[inline]
+    fn parity8(mask: u32) -> i32 {
+        ((0x6996u32 >> ((mask ^ (mask >> 4)) & 0xF)) & 1) as i32
+    }
 
     /// The two halves' lanes as an 8-bit mask (bit `k`: coordinate `k`).
     #[inline]
@@ -633,11 +641,13 @@ mod sse2 {
             & 7;
         let (max_delta, min_delta) = (_mm_cvtss_f32(max), _mm_cvtss_f32(min));
         // Parities: of Σa (the low bits' XOR), and of Σa + (number up).
-        let a: [i32; 8] = bytemuck::cast([a_low, a_high]);
-        let parity_a = a.iter().fold(0, |p, &ak| p ^ ak) & 1;
+        let a_odd = mask8(
+            _mm_castsi128_ps(_mm_slli_epi32::<31>(a_low)),
+            _mm_castsi128_ps(_mm_slli_epi32::<31>(a_high)),
+        );
         let ups = mask8(_mm_castsi128_ps(up_low), _mm_castsi128_ps(up_high));
-        let odd_integer = parity_a;
-        let odd_half = parity_a ^ (ups.count_ones() as i32 & 1);
+        let odd_integer = parity8(a_odd);
+        let odd_half = parity8(a_odd ^ ups);
         let difference = sum_delta - 2.0 + odd_integer as f32 * (1.0 - 2.0 * max_delta)
             - odd_half as f32 * (2.0 * min_delta);
         // (Finite: every input coordinate is in range.)
@@ -645,30 +655,37 @@ mod sse2 {
             return None;
         }
 
-        // The candidates: `2a`, and `2a ± 1` (`up | 1` is −1 up, 1 down).
-        let half = difference > 0.0;
+        // The winner, without a branch (which candidate wins is as good as
+        // random): `half` is all ones for the half-integer candidate.
+        // Every coordinate is `2a`, minus `up | 1` (−1 up, 1 down) for the
+        // half-integers.
+        let half = -i32::from(difference > 0.0);
+        let half_lanes = _mm_set1_epi32(half);
         let one = _mm_set1_epi32(1);
         let pick = |a: __m128i, up: __m128i| {
-            let twice = _mm_add_epi32(a, a);
-            if half {
-                _mm_sub_epi32(twice, _mm_or_si128(up, one))
-            } else {
-                twice
-            }
+            _mm_sub_epi32(
+                _mm_add_epi32(a, a),
+                _mm_and_si128(_mm_or_si128(up, one), half_lanes),
+            )
         };
-        let mut doubled: [i32; 8] = bytemuck::cast([pick(a_low, up_low), pick(a_high, up_high)]);
+        let is_half = half != 0;
+        let flip_k = select(is_half, min_k, max_k);
+        let odd = select(is_half, odd_half, odd_integer);
         let r: [f32; 8] = bytemuck::cast([r_low, r_high]);
-        let (flip_k, odd) = if half {
-            (min_k, odd_half)
-        } else {
-            (max_k, odd_integer)
+        let r_flip = r[flip_k];
+        // `&` and `|` on `bool`: both sides are evaluated, no branch.
+        let goes_up = (is_half & ((ups & (1 << flip_k) == 0) | (r_flip >= 0.5)))
+            | (!is_half & (r_flip >= 0.0));
+        // The re-rounded coordinate moves by ±2 when the sum is odd: added
+        // in the registers (a store of one lane then a load of the whole
+        // would stall store forwarding).
+        let flip = _mm_set1_epi32(odd * (4 * i32::from(goes_up) - 2));
+        let at_flip = |lanes: __m128i| {
+            _mm_and_si128(_mm_cmpeq_epi32(lanes, _mm_set1_epi32(flip_k as i32)), flip)
         };
-        let goes_up = if half {
-            ups & (1 << flip_k) == 0 || r[flip_k] >= 0.5
-        } else {
-            r[flip_k] >= 0.0
-        };
-        doubled[flip_k] += odd * if goes_up { 2 } else { -2 };
+        let low = _mm_add_epi32(pick(a_low, up_low), at_flip(_mm_setr_epi32(0, 1, 2, 3)));
+        let high = _mm_add_epi32(pick(a_high, up_high), at_flip(_mm_setr_epi32(4, 5, 6, 7)));
+        let doubled: [i32; 8] = bytemuck::cast([low, high]);
         Some(doubled)
     }
 }

@@ -45,6 +45,7 @@ mod levels;
 mod pages;
 mod reader;
 mod source;
+mod thrift;
 mod writer;
 
 use std::path::Path;

@@ -1,9 +1,10 @@
 //! Checks a column chunk's page headers before the parquet crate decodes
 //! it: the crate reserves each page's claimed uncompressed size (up to
 //! 2 GiB) before it decompresses, so a crafted header could make it
-//! allocate from a claim. This walks the chunk's Thrift page headers (the
-//! compact protocol, skipping every field but the two sizes, the page type
-//! and the data pages' encoding) and refuses a page over the limit, a size
+//! allocate from a claim. This walks the chunk's Thrift page headers as
+//! the crate will read them ([`thrift`](super::thrift): keeping the two
+//! sizes, the page type and the data pages' encoding) and refuses a
+//! malformed header, a page over the limit, a size
 //! below zero, a page past the chunk's end, or a dictionary-encoded data
 //! page with no dictionary page before it (the crate panics on that:
 //! "Decoder for dict should have been set", found by the `parquet_decode`
@@ -15,11 +16,7 @@ use parquet::errors::ParquetError;
 use parquet::file::reader::ChunkReader;
 
 use super::source::Source;
-
-/// Nesting that a page header or a footer needs at most (statistics
-/// inside column metadata inside a row group inside the file metadata,
-/// ...); deeper is malformed.
-const MAX_DEPTH: u32 = 16;
+use super::thrift::{self, zigzag, Counting};
 
 /// One page header's sizes, and how long the header itself is; its type
 /// and, for a data page, its values' encoding, where present.
@@ -129,29 +126,22 @@ pub(super) fn check_chunk(
 /// and the `encoding` of a `DataPageHeader` (field 5, its field 2) or a
 /// `DataPageHeaderV2` (field 8, its field 4).
 fn read_page_sizes(r: &mut impl Read) -> Result<PageSizes, String> {
-    let mut input = Counting { inner: r, read: 0 };
+    let mut input = Counting::new(r);
     let mut sizes = (None, None);
     let (mut page_type, mut v1_fields, mut v2_encoding) = (None, [None; 3], None);
     let mut last_id = 0i16;
-    loop {
-        let header = input.byte()?;
-        let kind = header & 0x0f;
-        if kind == 0 {
-            break;
-        }
-        let id = match header >> 4 {
-            0 => zigzag(input.varint()?) as i16,
-            delta => last_id.wrapping_add(i16::from(delta)),
-        };
-        last_id = id;
-        match (id, kind) {
-            (1, 5) => page_type = Some(zigzag(input.varint()?)),
-            (2, 5) => sizes.0 = Some(zigzag(input.varint()?)),
-            (3, 5) => sizes.1 = Some(zigzag(input.varint()?)),
+    while let Some((id, kind)) = thrift::field_header(&mut input, &mut last_id)? {
+        // A known field has the format's type (fields 1 to 3 are i32, 5
+        // and 8 structs), else the crate would read it otherwise.
+        let known = thrift::known_field(&thrift::PAGE_HEADER, id, kind)?;
+        match id {
+            1 => page_type = Some(zigzag(input.varint()?)),
+            2 => sizes.0 = Some(zigzag(input.varint()?)),
+            3 => sizes.1 = Some(zigzag(input.varint()?)),
             // encoding, definition_level_encoding, repetition_level_encoding
-            (5, 12) => v1_fields = struct_i32s(&mut input, [2, 3, 4])?,
-            (8, 12) => v2_encoding = struct_i32s(&mut input, [4, 0, 0])?[0],
-            _ => skip(&mut input, kind, 0)?,
+            5 => v1_fields = struct_i32s(&mut input, &thrift::DATA_PAGE_HEADER, [2, 3, 4])?,
+            8 => v2_encoding = struct_i32s(&mut input, &thrift::DATA_PAGE_HEADER_V2, [4, 0, 0])?[0],
+            _ => thrift::field_value(&mut input, known, kind, 1)?,
         }
     }
     match sizes {
@@ -173,157 +163,26 @@ fn read_page_sizes(r: &mut impl Read) -> Result<PageSizes, String> {
     }
 }
 
-/// Reads a struct (after its field header), keeping its i32 fields
-/// `wanted` (the last value of each, if repeated; id 0: none) and
-/// skipping the rest.
+/// Reads a struct `strukt` (after its field header), keeping its i32
+/// fields `wanted` (the last value of each, if repeated; id 0: none) and
+/// walking the rest.
 fn struct_i32s(
     input: &mut Counting<'_, impl Read>,
+    strukt: &thrift::StructShape,
     wanted: [i16; 3],
 ) -> Result<[Option<i64>; 3], String> {
     let mut value = [None; 3];
     let mut last_id = 0i16;
-    loop {
-        let header = input.byte()?;
-        let kind = header & 0x0f;
-        if kind == 0 {
-            return Ok(value);
-        }
-        let id = match header >> 4 {
-            0 => zigzag(input.varint()?) as i16,
-            delta => last_id.wrapping_add(i16::from(delta)),
-        };
-        last_id = id;
-        if let Some(k) = wanted.iter().position(|&w| w == id && w != 0 && kind == 5) {
+    while let Some((id, kind)) = thrift::field_header(input, &mut last_id)? {
+        let known = thrift::known_field(strukt, id, kind)?;
+        if let Some(k) = wanted.iter().position(|&w| w == id && w != 0) {
+            // (An i32, as the table says and the header agreed.)
             value[k] = Some(zigzag(input.varint()?));
         } else {
-            skip(input, kind, 1)?;
+            thrift::field_value(input, known, kind, 2)?;
         }
     }
-}
-
-/// Skips one value of compact type `kind`.
-fn skip(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Result<(), String> {
-    if depth > MAX_DEPTH {
-        return Err("nested too deeply".to_string());
-    }
-    match kind {
-        1 | 2 => {}
-        3 => {
-            input.byte()?;
-        }
-        4..=6 => {
-            input.varint()?;
-        }
-        7 => input.skip_bytes(8)?,
-        8 => {
-            let len = input.varint()?;
-            input.skip_bytes(len)?;
-        }
-        9 | 10 => {
-            let header = input.byte()?;
-            let count = match header >> 4 {
-                15 => input.varint()?,
-                n => u64::from(n),
-            };
-            let element = header & 0x0f;
-            for _ in 0..count {
-                skip_element(input, element, depth + 1)?;
-            }
-        }
-        11 => {
-            let count = input.varint()?;
-            if count > 0 {
-                let types = input.byte()?;
-                for _ in 0..count {
-                    skip_element(input, types >> 4, depth + 1)?;
-                    skip_element(input, types & 0x0f, depth + 1)?;
-                }
-            }
-        }
-        12 => loop {
-            let header = input.byte()?;
-            if header & 0x0f == 0 {
-                break;
-            }
-            if header >> 4 == 0 {
-                input.varint()?; // a field id in long form
-            }
-            skip(input, header & 0x0f, depth + 1)?;
-        },
-        other => return Err(format!("unknown Thrift type {other}")),
-    }
-    Ok(())
-}
-
-/// Skips one element of a list, set or map of compact type `kind`. Every
-/// element takes at least one byte (a bool element is a byte, unlike a
-/// bool field), so a container cannot claim more elements than the bytes
-/// that follow: a claim of billions ends at the end of the input, not
-/// after billions of steps. (The parquet crate's own skip spends no byte
-/// on a bool element, so a few bytes can keep it busy for minutes: the
-/// footer is walked here first for that reason.)
-fn skip_element(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Result<(), String> {
-    if kind == 1 || kind == 2 {
-        input.byte().map(drop)
-    } else {
-        skip(input, kind, depth)
-    }
-}
-
-/// Walks the Thrift struct `bytes` (a footer's `FileMetaData`) with the
-/// skipper above: an error for anything malformed, a nesting deeper than
-/// [`MAX_DEPTH`], or a container claiming more elements than the bytes
-/// left can hold.
-pub(super) fn check_struct(bytes: &[u8]) -> Result<(), String> {
-    let mut cursor = std::io::Cursor::new(bytes);
-    let mut input = Counting {
-        inner: &mut cursor,
-        read: 0,
-    };
-    skip(&mut input, 12, 0)
-}
-
-fn zigzag(n: u64) -> i64 {
-    ((n >> 1) as i64) ^ -((n & 1) as i64)
-}
-
-/// A reader that counts the bytes it has read.
-struct Counting<'a, R: Read> {
-    inner: &'a mut R,
-    read: u64,
-}
-
-impl<R: Read> Counting<'_, R> {
-    fn byte(&mut self) -> Result<u8, String> {
-        let mut b = [0];
-        self.inner
-            .read_exact(&mut b)
-            .map_err(|_| "the header ends early".to_string())?;
-        self.read += 1;
-        Ok(b[0])
-    }
-
-    fn varint(&mut self) -> Result<u64, String> {
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            value |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err("a varint is longer than 10 bytes".to_string())
-    }
-
-    fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
-        let copied = std::io::copy(&mut self.inner.take(n), &mut std::io::sink())
-            .map_err(|e| e.to_string())?;
-        self.read += copied;
-        if copied < n {
-            return Err("the header ends early".to_string());
-        }
-        Ok(())
-    }
+    Ok(value)
 }
 
 #[cfg(test)]
@@ -360,12 +219,12 @@ mod tests {
         h.push(0x15);
         varint(zz(100), &mut h); // num_values
         h.push(0x5c); // field 5 (delta 4 from 1), struct: statistics
-        h.extend([0x18, 3, b'a', b'b', b'c']); // binary
-        h.extend([0x19, 0x35]); // list of 3 i32
+        h.extend([0x18, 3, b'a', b'b', b'c']); // max: binary
+        h.extend([0x89, 0x35]); // field 9 (unknown): a list of 3 i32
         for x in [1, 2, 3] {
             varint(zz(x), &mut h);
         }
-        h.extend([0x11, 0x00, 0x00]); // bool true; STOP stats; STOP data page header
+        h.extend([0x11, 0x00, 0x00]); // field 10 (unknown): bool true; STOP stats; STOP data page header
         h.push(0x00); // STOP page header
         h
     }
@@ -482,20 +341,26 @@ mod tests {
     }
 
     #[test]
-    fn containers_cannot_claim_more_elements_than_bytes() {
-        // A struct with field 1: a list of 2^31 bools, in 8 bytes.
-        let list = [0x19, 0xf1, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00];
-        let start = std::time::Instant::now();
-        assert!(check_struct(&list).is_err());
-        // A map of 2^60 bool → bool pairs.
-        let map = [
-            0x1b, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10, 0x11, 0x00,
-        ];
-        assert!(check_struct(&map).is_err());
-        assert!(start.elapsed() < std::time::Duration::from_secs(1));
-        // The same containers, holding what they claim, pass.
-        assert_eq!(check_struct(&[0x19, 0x21, 0x01, 0x02, 0x00]), Ok(()));
-        assert_eq!(check_struct(&[0x1b, 0x01, 0x11, 0x01, 0x02, 0x00]), Ok(()));
+    fn known_fields_of_another_type_are_refused() {
+        // Field 5 (the v1 data page header, a struct) declared as a binary
+        // whose bytes the crate would read as that struct: a bool bomb in
+        // its unknown field 9.
+        let mut h = vec![0x15, 0x00, 0x15, 0x10, 0x15, 0x08];
+        h.extend([0x28, 0x07, 0x99, 0xf1, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00]);
+        let err = read_page_sizes(&mut &h[..]).unwrap_err();
+        assert_eq!(
+            err,
+            "field 5 of PageHeader is binary, not the DataPageHeader the format defines"
+        );
+        // The statistics of a v2 data page header with `null_count` as a
+        // string.
+        let mut h = vec![0x15, 0x06, 0x15, 0x10, 0x15, 0x08];
+        h.extend([0x5c, 0x8c, 0x38, 0x01, b'x', 0x00, 0x00, 0x00]);
+        let err = read_page_sizes(&mut &h[..]).unwrap_err();
+        assert_eq!(
+            err,
+            "field 3 of Statistics is binary, not the i64 the format defines"
+        );
     }
 
     #[test]

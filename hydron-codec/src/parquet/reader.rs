@@ -936,11 +936,13 @@ fn check_footer_len(source: &Source, limit: u64) -> Result<(), CodecError> {
              (ParquetReadOptions::max_page_bytes)"
         )));
     }
-    // The footer's Thrift, walked before the parquet crate parses it: a
-    // container claiming more elements than there are bytes would keep
-    // the crate's skip busy for minutes (found by the fuzz target).
+    // The footer's Thrift, walked as the parquet crate will read it before
+    // it does: a container claiming more elements than there are bytes
+    // would keep the crate's skip busy for minutes (found by the fuzz
+    // target), and a known field of another type would make the crate
+    // read bytes this walk did not (`thrift`).
     let bytes = guarded(None, || source.get_bytes(len - 8 - footer, footer as usize))?;
-    super::pages::check_struct(&bytes)
+    super::thrift::check_file_metadata(&bytes)
         .map_err(|detail| footer_error(format!("the file metadata is malformed: {detail}")))
 }
 
