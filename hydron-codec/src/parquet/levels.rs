@@ -9,7 +9,10 @@
 //! here as that decoder walks it, and a run it would read past the end is
 //! an error. So are v1 levels in the deprecated `BIT_PACKED` encoding
 //! longer than their page (for any column), which the crate slices out of
-//! the page without checking the length.
+//! the page without checking the length, run headers longer than 10 bytes
+//! in level streams and dictionary indices (the crate's varint reader
+//! panics on them), and `BYTE_STREAM_SPLIT` values shorter than their
+//! count.
 
 use std::sync::Arc;
 
@@ -126,18 +129,17 @@ pub(super) fn check_group(
                     }
                     at += len;
                 }
-                if cut && *encoding == Encoding::BYTE_STREAM_SPLIT {
-                    // The values the crate decodes: all, or those whose
-                    // definition level is the maximum.
-                    let values = match (max_def, def) {
-                        (0, _) => Some(*num_values as usize),
-                        (max, Some(def)) => Some(count_at(def, max, *num_values as usize)),
-                        _ => None,
-                    };
-                    if let Some(values) = values {
-                        check_split(&buf[at.min(buf.len())..], values, split_width)
-                            .map_err(page_error)?;
-                    }
+                // The values the crate decodes: all, or those whose
+                // definition level is the maximum.
+                let values = match (max_def, def) {
+                    _ if !cut => None,
+                    (0, _) => Some(*num_values as usize),
+                    (max, Some(def)) => Some(count_at(def, max, *num_values as usize)),
+                    _ => None,
+                };
+                if let Some(values) = values {
+                    check_values(&buf[at.min(buf.len())..], *encoding, values, split_width)
+                        .map_err(page_error)?;
                 }
                 match def {
                     Some(def) if packed => (def, *num_values as usize),
@@ -172,10 +174,8 @@ pub(super) fn check_group(
                             .map_err(|e| page_error(format!("{which} levels: {e}")))?;
                     }
                 }
-                if *encoding == Encoding::BYTE_STREAM_SPLIT {
-                    let values = num_values.saturating_sub(*num_nulls) as usize;
-                    check_split(&buf[end..], values, split_width).map_err(page_error)?;
-                }
+                let values = num_values.saturating_sub(*num_nulls) as usize;
+                check_values(&buf[end..], *encoding, values, split_width).map_err(page_error)?;
                 if !packed {
                     continue;
                 }
@@ -186,6 +186,38 @@ pub(super) fn check_group(
         check_levels(levels, count).map_err(|e| page_error(format!("definition levels: {e}")))?;
     }
     Ok(())
+}
+
+/// Checks a data page's values section (`count` values) where the crate's
+/// decoder for `encoding` would panic: see [`check_split`] and
+/// [`check_dictionary_indices`].
+fn check_values(
+    values: &[u8],
+    encoding: Encoding,
+    count: usize,
+    split_width: usize,
+) -> Result<(), String> {
+    match encoding {
+        Encoding::BYTE_STREAM_SPLIT => check_split(values, count, split_width),
+        #[allow(deprecated)]
+        Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY => {
+            check_dictionary_indices(values, count)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Dictionary indices: a bit-width byte, then an RLE/bit-packed hybrid
+/// stream, whose run headers the crate reads with the same `get_vlq_int`
+/// as levels (a panic past 10 bytes, found by the `parquet_decode` fuzz
+/// target in a dictionary-encoded page of codes). A missing or invalid
+/// width is left to the crate, which refuses it.
+fn check_dictionary_indices(values: &[u8], count: usize) -> Result<(), String> {
+    match values.split_first() {
+        Some((&width, runs)) if width <= 32 => check_run_headers(runs, usize::from(width), count)
+            .map_err(|e| format!("dictionary indices: {e}")),
+        _ => Ok(()),
+    }
 }
 
 /// A `BYTE_STREAM_SPLIT` values section must hold `count` values of
@@ -383,6 +415,26 @@ mod tests {
         assert!(check_split(&[0; 8], 2, 4).is_ok());
         assert!(check_split(&[0; 7], 2, 4).is_err());
         assert!(check_split(&[], 0, 8).is_ok());
+    }
+
+    #[test]
+    fn dictionary_index_run_headers_of_more_than_10_bytes_are_errors() {
+        use super::check_dictionary_indices;
+        // Width 3, then a run header of 11 bytes with data after it.
+        let mut values = vec![3];
+        values.extend([0xff; 10]);
+        values.extend([0x01, 0x00]);
+        let err = check_dictionary_indices(&values, 5).unwrap_err();
+        assert_eq!(
+            err,
+            "dictionary indices: the run header at byte 0 is a varint of more than 10 bytes"
+        );
+        // An RLE run of 5 (header 10, then the value in one byte); the
+        // bytes after the values the crate reads are not its concern.
+        assert_eq!(check_dictionary_indices(&[3, 10, 7, 0xff, 0xff], 5), Ok(()));
+        // No width, or an invalid one: the crate reports it.
+        assert_eq!(check_dictionary_indices(&[], 5), Ok(()));
+        assert_eq!(check_dictionary_indices(&[33, 0xff, 0xff], 5), Ok(()));
     }
 
     #[test]
