@@ -882,6 +882,37 @@ fn a_footer_list_claiming_billions_of_bools_is_refused_at_once() {
     );
 }
 
+/// A file (found by the fuzz target) whose definition levels hold 81
+/// where the column's maximum is 3. The parquet crate does not refuse
+/// such levels: its record reader returned rows that depended on the batch
+/// size (a zero vector first with batches of 3, another vector with
+/// batches of 1,000), and a vector where pyarrow finds none. hydron checks
+/// the levels' range before the crate reads them.
+#[test]
+fn levels_above_the_maximum_are_an_error_whatever_the_batch_size() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/regressions/parquet_decode-levels-above-the-maximum"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    for batch in [1, 3, 1000] {
+        let options = ParquetReadOptions::new().batch_vectors(batch);
+        let read = ParquetReader::from_bytes(bytes.clone(), Policy::Strict, options).and_then(
+            |mut reader| {
+                let mut out = Vec::new();
+                while reader.read_chunk(&mut out)? > 0 {}
+                Ok(out)
+            },
+        );
+        let err = read.unwrap_err().to_string();
+        assert!(
+            err.contains("definition levels: level 81")
+                && err.contains("above the column's maximum 3"),
+            "batches of {batch}: {err}"
+        );
+    }
+}
+
 /// The bomb hidden where a walk by header types cannot see it: the
 /// footer's field 2 (`schema`, a list of structs) declared as a 28-byte
 /// binary. Read by its header, the field is a string and the footer is

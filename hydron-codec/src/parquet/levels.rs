@@ -121,7 +121,7 @@ pub(super) fn check_group(
                     };
                     if encoding == Encoding::RLE {
                         let width = (16 - max.leading_zeros()) as usize;
-                        check_run_headers(&rest[4..len], width, *num_values as usize)
+                        check_hybrid(&rest[4..len], width, *num_values as usize, Some(max as u64))
                             .map_err(|e| page_error(format!("{which} levels: {e}")))?;
                         if which == "definition" {
                             def = Some(&rest[4..len]);
@@ -170,7 +170,7 @@ pub(super) fn check_group(
                 ] {
                     if max > 0 {
                         let width = (16 - max.leading_zeros()) as usize;
-                        check_run_headers(stream, width, count)
+                        check_hybrid(stream, width, count, Some(max as u64))
                             .map_err(|e| page_error(format!("{which} levels: {e}")))?;
                     }
                 }
@@ -214,7 +214,7 @@ fn check_values(
 /// width is left to the crate, which refuses it.
 fn check_dictionary_indices(values: &[u8], count: usize) -> Result<(), String> {
     match values.split_first() {
-        Some((&width, runs)) if width <= 32 => check_run_headers(runs, usize::from(width), count)
+        Some((&width, runs)) if width <= 32 => check_hybrid(runs, usize::from(width), count, None)
             .map_err(|e| format!("dictionary indices: {e}")),
         _ => Ok(()),
     }
@@ -277,14 +277,18 @@ fn count_at(data: &[u8], max: i16, count: usize) -> usize {
     found
 }
 
-/// Walks the run headers of an RLE/bit-packed hybrid stream of `width`-bit
-/// levels as the crate's `RleDecoder` reads `count` of them: `Err` if a
-/// header is a varint of more than 10 bytes with more data after it (the
-/// crate's `get_vlq_int` panics: "attempt to shift left with overflow", or
-/// its length assertion), found by the `parquet_decode` fuzz target.
-fn check_run_headers(data: &[u8], width: usize, count: usize) -> Result<(), String> {
-    let (mut levels, mut at) = (0usize, 0usize);
-    while levels < count && at < data.len() {
+/// Walks an RLE/bit-packed hybrid stream of `width`-bit values as the
+/// crate's `RleDecoder` reads `count` of them: `Err` if a run header is a
+/// varint of more than 10 bytes with more data after it (the crate's
+/// `get_vlq_int` panics: "attempt to shift left with overflow", or its
+/// length assertion; found by the `parquet_decode` fuzz target), or, with
+/// `max`, if a value read is above it. (Levels above the column's maximum
+/// are not refused by the crate: its record reader then returned rows that
+/// depended on its batch size, also found by the fuzz target; pyarrow
+/// refuses them as "Malformed levels".)
+fn check_hybrid(data: &[u8], width: usize, count: usize, max: Option<u64>) -> Result<(), String> {
+    let (mut values, mut at) = (0usize, 0usize);
+    while values < count && at < data.len() {
         let (header, used) = match varint(&data[at..], 10) {
             Varint::Value(header, used) => (header, used),
             Varint::Ends => return Ok(()), // the stream ends: the crate stops there
@@ -296,15 +300,56 @@ fn check_run_headers(data: &[u8], width: usize, count: usize) -> Result<(), Stri
         };
         at += used;
         let run = usize::try_from(header >> 1).unwrap_or(usize::MAX);
+        let wanted = count - values;
         if header & 1 == 1 {
-            levels = levels.saturating_add(run.saturating_mul(8));
+            // `run` groups of 8 values, `width` bytes per group.
+            if let Some(max) = max {
+                let packed = data.get(at..).unwrap_or_default();
+                for i in 0..run.saturating_mul(8).min(wanted) {
+                    // Past the data the crate stops reading.
+                    let Some(value) = bit_packed_value(packed, i, width) else {
+                        break;
+                    };
+                    if value > max {
+                        return Err(above(value, values + i, max));
+                    }
+                }
+            }
+            values = values.saturating_add(run.saturating_mul(8));
             at = at.saturating_add(run.saturating_mul(width));
         } else {
-            levels = levels.saturating_add(run);
-            at = at.saturating_add(width.div_ceil(8));
+            // `run` copies of one value of `width` bits in whole bytes.
+            let bytes = width.div_ceil(8);
+            if let (Some(max), true) = (max, run > 0) {
+                if let Some(raw) = data.get(at..at.saturating_add(bytes)) {
+                    let value = raw.iter().rev().fold(0u64, |v, &b| (v << 8) | u64::from(b));
+                    if value > max {
+                        return Err(above(value, values, max));
+                    }
+                }
+            }
+            values = values.saturating_add(run);
+            at = at.saturating_add(bytes);
         }
     }
     Ok(())
+}
+
+fn above(value: u64, index: usize, max: u64) -> String {
+    format!("level {value} (value {index} of the page) is above the column's maximum {max}")
+}
+
+/// Value `i` of a bit-packed run of `width`-bit values (least significant
+/// bit first), if `packed` holds all its bits.
+fn bit_packed_value(packed: &[u8], i: usize, width: usize) -> Option<u64> {
+    let first_bit = i.checked_mul(width)?;
+    let mut value = 0u64;
+    for k in 0..width {
+        let bit = first_bit + k;
+        let byte = *packed.get(bit / 8)?;
+        value |= u64::from((byte >> (bit % 8)) & 1) << k;
+    }
+    Some(value)
 }
 
 /// Walks an RLE/bit-packed hybrid stream of 1-bit levels as the crate's
@@ -438,19 +483,42 @@ mod tests {
     }
 
     #[test]
+    fn levels_above_the_maximum_are_errors() {
+        use super::check_hybrid;
+        // Width 2 (maximum 3): an RLE run of 4 threes, then a bit-packed
+        // group of 8 values 0..=3 twice (16 bits: 0b11100100 twice).
+        let good = [8, 3, 3, 0b1110_0100, 0b1110_0100];
+        assert_eq!(check_hybrid(&good, 2, 12, Some(3)), Ok(()));
+        assert_eq!(
+            check_hybrid(&good, 2, 12, Some(2)).unwrap_err(),
+            "level 3 (value 0 of the page) is above the column's maximum 2"
+        );
+        // The bit-packed group: value 3 is its fourth (value 7 of the page).
+        let packed = [8, 0, 3, 0b1110_0100, 0b1110_0100];
+        assert_eq!(
+            check_hybrid(&packed, 2, 12, Some(2)).unwrap_err(),
+            "level 3 (value 7 of the page) is above the column's maximum 2"
+        );
+        // Values past `count` are padding, not read.
+        assert_eq!(check_hybrid(&packed, 2, 7, Some(2)), Ok(()));
+        // An RLE run of 81 where the maximum is 3 (the fuzz input).
+        assert!(check_hybrid(&[10, 81], 2, 5, Some(3)).is_err());
+    }
+
+    #[test]
     fn run_headers_of_more_than_10_bytes_are_errors() {
-        use super::check_run_headers;
+        use super::check_hybrid;
         // An RLE run of 8 ones, then a header of 11 bytes.
         let mut data = vec![0x10, 0x01];
         data.extend([0x80; 10]);
         data.push(0x01);
-        assert!(check_run_headers(&data, 1, 100).is_err());
+        assert!(check_hybrid(&data, 1, 100, None).is_err());
         // Fewer levels wanted: the crate never reads that header.
-        assert!(check_run_headers(&data, 1, 8).is_ok());
+        assert!(check_hybrid(&data, 1, 8, None).is_ok());
         // A header cut short at the end of the data is the crate's to report.
-        assert!(check_run_headers(&data[..12], 1, 100).is_ok());
+        assert!(check_hybrid(&data[..12], 1, 100, None).is_ok());
         // Ten bytes are fine.
         let ten = [0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00];
-        assert!(check_run_headers(&ten, 1, 8).is_ok());
+        assert!(check_hybrid(&ten, 1, 8, None).is_ok());
     }
 }
