@@ -742,8 +742,8 @@ fn a_bit_packed_level_run_past_its_page_is_an_error_without_a_panic() {
 }
 
 /// A nullable code column with nulls and without (pyarrow's layout) reads
-/// through the level check: nulls are an error naming the row, the rest
-/// reads.
+/// through the level check, in every page layout: nulls are an error
+/// naming the row, the rest reads.
 #[test]
 fn nullable_code_columns_from_other_writers_read() {
     use arrow_array::UInt8Array;
@@ -761,7 +761,22 @@ fn nullable_code_columns_from_other_writers_read() {
             Ok(out)
         })
     };
-    for props in writer_variants() {
+    // And `DELTA_BINARY_PACKED` (v1 and v2 pages), whose headers the level
+    // pass walks: valid ones read.
+    let delta = |version| {
+        WriterProperties::builder()
+            .set_dictionary_enabled(false)
+            .set_encoding(::parquet::basic::Encoding::DELTA_BINARY_PACKED)
+            .set_data_page_row_count_limit(100)
+            .set_write_batch_size(64)
+            .set_writer_version(version)
+            .build()
+    };
+    use ::parquet::file::properties::WriterVersion::{PARQUET_1_0, PARQUET_2_0};
+    for props in writer_variants()
+        .into_iter()
+        .chain([delta(PARQUET_1_0), delta(PARQUET_2_0)])
+    {
         let all: Vec<u8> = (0..300).map(|i| (i % 240) as u8).collect();
         let codes = read(write(UInt8Array::from(all.clone()), Some(props.clone()))).unwrap();
         assert_eq!(codes.iter().map(|c| c.code()).collect::<Vec<_>>(), all);

@@ -203,8 +203,79 @@ fn check_values(
         Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY => {
             check_dictionary_indices(values, count)
         }
+        // (The value width in bits: 32 for INT32, 64 for INT64.)
+        Encoding::DELTA_BINARY_PACKED => check_delta_binary_packed(values, count, 8 * split_width),
         _ => Ok(()),
     }
+}
+
+/// `DELTA_BINARY_PACKED` values, walked as the crate's
+/// `DeltaBitPackDecoder` reads `count` of them: the header (block size,
+/// miniblocks per block, value count, first value) and each block's
+/// minimum delta are varints read by the same `get_vlq_int` that panics
+/// past 10 bytes. Its miniblocks are read in order (each a multiple of 32
+/// values, so byte-aligned), so the next block's header is where the
+/// previous block's miniblocks end. Whatever the crate refuses on its own
+/// (parameters out of its rules, a bit width wider than the type, missing
+/// bytes) ends the walk: the crate reports it.
+fn check_delta_binary_packed(data: &[u8], count: usize, type_bits: usize) -> Result<(), String> {
+    let long = |what: &str, at: usize| {
+        format!(
+            "DELTA_BINARY_PACKED values: the {what} at byte {at} is a varint of more than 10 bytes"
+        )
+    };
+    let mut at = 0usize;
+    let mut header = [0u64; 4];
+    for (field, what) in header.iter_mut().zip([
+        "block size",
+        "number of miniblocks",
+        "value count",
+        "first value",
+    ]) {
+        match varint(data.get(at..).unwrap_or_default(), 10) {
+            Varint::Value(value, used) => (*field, at) = (value, at + used),
+            Varint::Ends => return Ok(()),
+            Varint::TooLong => return Err(long(what, at)),
+        }
+    }
+    let [block, minis, total, _] = header;
+    // The crate's rules (as i64 converted to usize: no value above i64::MAX).
+    if [block, minis, total].iter().any(|&v| v > i64::MAX as u64)
+        || minis == 0
+        || block % 128 != 0
+        || block % minis != 0
+        || (block / minis) % 32 != 0
+    {
+        return Ok(());
+    }
+    let (Ok(minis), Ok(per_mini)) = (usize::try_from(minis), usize::try_from(block / minis)) else {
+        return Ok(());
+    };
+    // The first value is in the header; the rest come from blocks.
+    let mut left = (count as u64).min(total).saturating_sub(1);
+    while left > 0 {
+        match varint(data.get(at..).unwrap_or_default(), 10) {
+            Varint::Value(_, used) => at += used,
+            Varint::Ends => return Ok(()),
+            Varint::TooLong => return Err(long("minimum delta of a block", at)),
+        }
+        let Some(widths) = data.get(at..at.saturating_add(minis)) else {
+            return Ok(());
+        };
+        at += minis;
+        for &width in widths {
+            if left == 0 {
+                break;
+            }
+            let width = usize::from(width);
+            if width > type_bits {
+                return Ok(());
+            }
+            left = left.saturating_sub(per_mini as u64);
+            at = at.saturating_add(per_mini.saturating_mul(width) / 8);
+        }
+    }
+    Ok(())
 }
 
 /// Dictionary indices: a bit-width byte, then an RLE/bit-packed hybrid
@@ -480,6 +551,40 @@ mod tests {
         // No width, or an invalid one: the crate reports it.
         assert_eq!(check_dictionary_indices(&[], 5), Ok(()));
         assert_eq!(check_dictionary_indices(&[33, 0xff, 0xff], 5), Ok(()));
+    }
+
+    #[test]
+    fn delta_binary_packed_varints_of_more_than_10_bytes_are_errors() {
+        use super::check_delta_binary_packed;
+        // Block of 128 values, 4 miniblocks of 32, 100 values, first 0;
+        // then a block: minimum delta 0, widths 1, 1, 1, 1, and four
+        // miniblocks of 4 bytes each (32 one-bit deltas).
+        let mut good = vec![0x80, 0x01, 4, 100, 0, 0, 1, 1, 1, 1];
+        good.extend([0; 16]);
+        assert_eq!(check_delta_binary_packed(&good, 100, 32), Ok(()));
+        // 200 values: a second block, whose minimum delta is 11 bytes.
+        let mut second = good.clone();
+        second[3] = 0xc8;
+        second.insert(4, 0x01); // value count 200 (two bytes)
+        second.extend([0xff; 10]);
+        second.push(0);
+        let err = check_delta_binary_packed(&second, 200, 32).unwrap_err();
+        assert_eq!(
+            err,
+            "DELTA_BINARY_PACKED values: the minimum delta of a block at byte 27 \
+             is a varint of more than 10 bytes"
+        );
+        // Only as far as the values the page holds go.
+        assert_eq!(check_delta_binary_packed(&second, 129, 32), Ok(()));
+        // A header field of 11 bytes.
+        let mut header = vec![0xff; 10];
+        header.push(0);
+        assert!(check_delta_binary_packed(&header, 1, 32).is_err());
+        // Parameters the crate refuses itself: left to it.
+        assert_eq!(
+            check_delta_binary_packed(&[100, 4, 100, 0, 0xff, 0xff], 100, 32),
+            Ok(())
+        );
     }
 
     #[test]
