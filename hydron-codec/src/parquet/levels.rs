@@ -263,6 +263,20 @@ fn check_delta_binary_packed(data: &[u8], count: usize, type_bits: usize) -> Res
             return Ok(());
         };
         at += minis;
+        // The crate sums the block's miniblock sizes (width times values
+        // per miniblock) in a usize before it reads them: a panic on
+        // overflow.
+        let sized = widths.iter().try_fold(0usize, |sum, &width| {
+            per_mini
+                .checked_mul(usize::from(width))
+                .and_then(|bits| sum.checked_add(bits / 8))
+        });
+        if sized.is_none() {
+            return Err(format!(
+                "DELTA_BINARY_PACKED values: the block at byte {at} has miniblocks of \
+                 {per_mini} values, too many to size"
+            ));
+        }
         for &width in widths {
             if left == 0 {
                 break;
@@ -369,6 +383,14 @@ fn check_hybrid(data: &[u8], width: usize, count: usize, max: Option<u64>) -> Re
                 ))
             }
         };
+        // The crate multiplies a bit-packed run's group count by 8 in an
+        // i64 (its varint reader's type): a panic on overflow, found by
+        // the `parquet_decode` fuzz target.
+        if header & 1 == 1 && ((header as i64) >> 1).checked_mul(8).is_none() {
+            return Err(format!(
+                "the bit-packed run at byte {at} claims more than 2^63 values"
+            ));
+        }
         at += used;
         let run = usize::try_from(header >> 1).unwrap_or(usize::MAX);
         let wanted = count - values;
@@ -580,6 +602,13 @@ mod tests {
         let mut header = vec![0xff; 10];
         header.push(0);
         assert!(check_delta_binary_packed(&header, 1, 32).is_err());
+        // Miniblocks of 2^62 values: their sizes overflow.
+        let mut huge = vec![
+            0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40, 1, 3, 0, 0, 8,
+        ];
+        huge.extend([0; 8]);
+        let err = check_delta_binary_packed(&huge, 3, 32).unwrap_err();
+        assert!(err.contains("too many to size"), "{err}");
         // Parameters the crate refuses itself: left to it.
         assert_eq!(
             check_delta_binary_packed(&[100, 4, 100, 0, 0xff, 0xff], 100, 32),
@@ -608,6 +637,14 @@ mod tests {
         assert_eq!(check_hybrid(&packed, 2, 7, Some(2)), Ok(()));
         // An RLE run of 81 where the maximum is 3 (the fuzz input).
         assert!(check_hybrid(&[10, 81], 2, 5, Some(3)).is_err());
+        // A bit-packed run of 2^61 groups (2^64 values; header 2^62 + 1):
+        // the crate's i64 product overflows.
+        let run = [0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40, 0];
+        let err = check_hybrid(&run, 1, 5, None).unwrap_err();
+        assert_eq!(
+            err,
+            "the bit-packed run at byte 0 claims more than 2^63 values"
+        );
     }
 
     #[test]
