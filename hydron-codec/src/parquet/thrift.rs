@@ -479,12 +479,8 @@ pub(super) fn skip(
                 }
             }
         }
-        12 => {
-            let mut last_id = 0;
-            while let Some((_, kind)) = field_header(input, &mut last_id)? {
-                skip(input, kind, depth + 1)?;
-            }
-        }
+        // A struct no table describes: every field is unknown, so skipped.
+        12 => walk_struct(input, &EMPTY, depth)?,
         other => return Err(format!("unknown Thrift type {other}")),
     }
     Ok(())

@@ -281,11 +281,7 @@ pub(crate) fn nearest_roots_into(vectors: &[Gf8], out: &mut [E8Root]) {
     let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
     for (block, out_block) in blocks.iter().zip(out_blocks) {
         let (codes, finite) = nearest_root_codes(&transpose(block));
-        for (slot, code) in out_block.iter_mut().zip(codes) {
-            // Codes are in 0..240 by construction: 4 · 27 + 3 at most for
-            // the integer type (i < j ≤ 7), 112 + 127 for the other.
-            *slot = E8Root(code as u8);
-        }
+        scalar::store_codes(out_block, codes);
         if finite != 0xFF {
             scalar::rescale_overflowed_roots(block, out_block, finite);
         }
@@ -319,9 +315,7 @@ pub(crate) fn nearest_roots_checked_into(
         }
         // Unit vectors: every score is finite (no rescaling to do).
         let (codes, _) = nearest_root_codes(&x);
-        for (slot, code) in out_block.iter_mut().zip(codes) {
-            *slot = E8Root(code as u8);
-        }
+        scalar::store_codes(out_block, codes);
     }
     scalar::nearest_roots_checked_from(tail, out_tail, 8 * blocks.len())
 }

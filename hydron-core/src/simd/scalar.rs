@@ -300,6 +300,17 @@ pub(crate) fn nearest_roots_from(vectors: &[Gf8], out: &mut [E8Root]) {
     }
 }
 
+/// Stores the eight codes a SIMD nearest-root kernel computed for a block.
+/// Codes are in 0..240 by construction: 4 · 27 + 3 at most for the integer
+/// type (i < j ≤ 7), 112 + 127 for the other.
+#[cfg(feature = "simd")]
+#[inline]
+pub(crate) fn store_codes(out: &mut [E8Root; 8], codes: [u32; 8]) {
+    for (slot, code) in out.iter_mut().zip(codes) {
+        *slot = E8Root(code as u8);
+    }
+}
+
 /// [`batch::nearest_roots_checked_into`](crate::batch::nearest_roots_checked_into)
 /// for a part of a batch that starts at vector `first_index`: each vector
 /// checked as [`Gf8::check`], then its nearest root; on error the codes
