@@ -1,4 +1,4 @@
-//! Arrow in and out through the Arrow PyCapsule interface (pyo3-arrow):
+//! Arrow in and out through the Arrow PyCapsule interface (`capsule`):
 //! numpy vectors → a `FixedSizeList<Float32, 8>` array or a one-column
 //! table without copying the floats; any Arrow array, chunked array,
 //! record batch, table or stream (pyarrow, Polars, DuckDB, nanoarrow, …)
@@ -17,11 +17,10 @@ use hydron_codec::{CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
 use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::PyTypeError;
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3_arrow::{PyArray, PyArrayReader, PyTable};
 
 use crate::arrays::{self, codes_out, gf8_out, Vectors};
+use crate::capsule::{self, ArrowArray, ArrowTable};
 use crate::errors::{codec_error, detached};
 use crate::policy::parse_or_strict;
 
@@ -115,8 +114,8 @@ fn vector_array(
 ///
 /// Returns
 /// -------
-/// Array
-///     pyo3-arrow's Arrow array (an Arrow PyCapsule exporter).
+/// ArrowArray
+///     An Arrow PyCapsule exporter (``len()`` is the number of vectors).
 ///
 /// Examples
 /// --------
@@ -132,10 +131,10 @@ pub fn to_arrow(
     py: Python<'_>,
     vectors: &Bound<'_, PyAny>,
     policy: Option<&Bound<'_, PyAny>>,
-) -> PyResult<PyArray> {
+) -> PyResult<ArrowArray> {
     let array = vector_array(py, vectors, policy)?;
     let field = harrow::vector_field(harrow::VECTOR_COLUMN);
-    Ok(PyArray::new(Arc::new(array), Arc::new(field)))
+    Ok(ArrowArray::new(Arc::new(array), Arc::new(field)))
 }
 
 /// Vectors as a one-column Arrow table (column ``column``, default
@@ -158,12 +157,12 @@ pub fn to_arrow_table(
     vectors: &Bound<'_, PyAny>,
     column: &str,
     policy: Option<&Bound<'_, PyAny>>,
-) -> PyResult<PyTable> {
+) -> PyResult<ArrowTable> {
     let array: ArrayRef = Arc::new(vector_array(py, vectors, policy)?);
     let schema = Arc::new(Schema::new(vec![harrow::vector_field(column)]));
     let batch = RecordBatch::try_new(schema.clone(), vec![array])
         .map_err(|e| codec_error(py, CodecError::Arrow(e)))?;
-    PyTable::try_new(vec![batch], schema)
+    Ok(ArrowTable::new(vec![batch], schema))
 }
 
 /// E8 root codes (integers in 0..240) as an Arrow ``uint8`` array.
@@ -177,13 +176,13 @@ pub fn to_arrow_table(
 /// >>> pa.array(hydron.codes_to_arrow(np.array([0, 239], np.uint8))).to_pylist()
 /// [0, 239]
 #[pyfunction]
-pub fn codes_to_arrow(codes: &Bound<'_, PyAny>) -> PyResult<PyArray> {
+pub fn codes_to_arrow(codes: &Bound<'_, PyAny>) -> PyResult<ArrowArray> {
     let codes = arrays::codes(codes, "codes")?;
     let array: ArrayRef = Arc::new(arrow_array::UInt8Array::new(
         ScalarBuffer::from(codes),
         None,
     ));
-    Ok(PyArray::new(
+    Ok(ArrowArray::new(
         array,
         Arc::new(harrow::code_field(harrow::CODE_COLUMN)),
     ))
@@ -199,24 +198,7 @@ fn columns(
     column: Option<&str>,
     find: fn(&Schema) -> Result<usize, CodecError>,
 ) -> PyResult<(Vec<ArrayRef>, String)> {
-    let (chunks, field) = if source.hasattr(intern!(py, "__arrow_c_array__"))? {
-        let (array, field) = source.extract::<PyArray>()?.into_inner();
-        (vec![array], field)
-    } else if source.hasattr(intern!(py, "__arrow_c_stream__"))? {
-        let reader = source.extract::<PyArrayReader>()?.into_reader()?;
-        let field = reader.field();
-        let chunks = reader
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| codec_error(py, CodecError::Arrow(e)))?;
-        (chunks, field)
-    } else {
-        return Err(PyTypeError::new_err(format!(
-            "expected Arrow data (an object with __arrow_c_array__ or __arrow_c_stream__: \
-             a pyarrow Array, ChunkedArray, RecordBatch or Table, a Polars Series or \
-             DataFrame, …), got {} (for numpy arrays use the functions that take them)",
-            source.get_type().name()?
-        )));
-    };
+    let (chunks, field) = capsule::import(py, source)?;
     let (chunks, name) = match field.data_type() {
         DataType::Struct(fields) => {
             let schema = Schema::new(fields.clone());

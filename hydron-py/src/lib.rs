@@ -1,14 +1,16 @@
 //! `hydron._hydron`: the native module of the `hydron` Python package.
 //!
 //! Thin PyO3 bindings over hydron-core (the math) and hydron-codec (every
-//! format, Arrow through pyo3-arrow's PyCapsule bridge). Each function converts its arguments (`arrays`: numpy in place,
-//! no copies where the layout allows), releases the GIL around the Rust
+//! format; Arrow through the PyCapsule interface, `capsule`). Each function
+//! converts its arguments (`arrays`: numpy in place, no copies where the
+//! layout allows), releases the GIL around the Rust
 //! call, and converts the result, or the error (`errors`: one Python class
 //! per Rust error kind, with the same fields), back. The Python-facing
 //! documentation is in `python/hydron/_hydron.pyi`.
 
 mod arrays;
 mod arrow;
+mod capsule;
 mod codec;
 mod errors;
 mod file;
@@ -48,6 +50,8 @@ fn _hydron(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(file::loads, m)?)?;
     m.add_function(wrap_pyfunction!(file::iter_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(file::detect_format, m)?)?;
+    m.add_class::<capsule::ArrowArray>()?;
+    m.add_class::<capsule::ArrowTable>()?;
     m.add_function(wrap_pyfunction!(arrow::to_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::to_arrow_table, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::from_arrow, m)?)?;

@@ -28,7 +28,8 @@ import enum
 
 from . import _hydron
 from ._hydron import (DEFAULT_CHUNK_VECTORS, DEFAULT_ROW_GROUP_VECTORS, MAX_BATCH_LEN,
-                      MAX_CHUNK_VECTORS, MAX_CODES_LEN, NORM_TOLERANCE, FileWriter, backend,
+                      MAX_CHUNK_VECTORS, MAX_CODES_LEN, NORM_TOLERANCE, ArrowArray, ArrowTable,
+                      FileWriter, backend,
                       codes_from_arrow, codes_to_arrow, codes_to_vectors, decode_batch,
                       decode_codes, decode_gf8, decode_json, decode_jsonl, dot, dumps,
                       encode_batch, encode_codes, encode_gf8, encode_json, encode_jsonl,
@@ -118,7 +119,7 @@ __all__ = [
     "encode_batch", "decode_batch", "encode_gf8", "decode_gf8", "encode_codes", "decode_codes",
     "encode_json", "decode_json", "encode_jsonl", "decode_jsonl",
     "save", "load", "dumps", "loads", "iter_chunks", "FileWriter", "detect_format",
-    "DEFAULT_ROW_GROUP_VECTORS", "to_arrow", "to_arrow_table", "from_arrow", "codes_to_arrow",
+    "DEFAULT_ROW_GROUP_VECTORS", "ArrowArray", "ArrowTable", "to_arrow", "to_arrow_table", "from_arrow", "codes_to_arrow",
     "codes_from_arrow", "save_parquet", "load_parquet", "save_codes_parquet",
     "load_codes_parquet", "iter_parquet",
 ]

@@ -10,6 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "ArrowArray",
+    "ArrowTable",
     "to_arrow_table",
     "to_arrow",
     "save_parquet",
@@ -516,7 +518,57 @@ class FileWriter:
 
 # Arrow (the PyCapsule interface) and Parquet.
 
-def to_arrow(vectors: _F32, *, policy: str | None = None) -> Any:
+@final
+class ArrowArray:
+    """An Arrow array exported by hydron (``to_arrow``, ``codes_to_arrow``).
+
+    It implements the Arrow PyCapsule interface (``__arrow_c_array__``,
+    ``__arrow_c_schema__``): ``pyarrow.array(a)``, ``polars.Series(a)`` and
+    ``nanoarrow.Array(a)`` take it without a copy, as often as asked.
+
+    Examples
+    --------
+    >>> import hydron
+    >>> a = hydron.to_arrow(hydron.E8_ROOTS)
+    >>> len(a)
+    240
+    >>> a
+    hydron.ArrowArray(FixedSizeList(8 x non-null Float32), 240 rows)
+    """
+
+    def __arrow_c_schema__(self) -> object:
+        """The array's field as an ``arrow_schema`` capsule."""
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        """The field and the array as ``(arrow_schema, arrow_array)`` capsules,
+        sharing the array's memory. ``requested_schema`` is ignored, as the
+        interface allows: the data has one layout."""
+    def __len__(self) -> int: ...
+
+@final
+class ArrowTable:
+    """An Arrow table exported by hydron (``to_arrow_table``).
+
+    It implements ``__arrow_c_stream__`` (and ``__arrow_c_schema__``):
+    ``pyarrow.table(t)``, ``polars.DataFrame(t)`` and DuckDB
+    (``duckdb.sql("SELECT ... FROM t")``) read it without a copy, as often as
+    asked.
+
+    Examples
+    --------
+    >>> import hydron
+    >>> t = hydron.to_arrow_table(hydron.E8_ROOTS)
+    >>> len(t)
+    240
+    """
+
+    def __arrow_c_schema__(self) -> object:
+        """The table's schema as an ``arrow_schema`` capsule."""
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The record batches as an ``arrow_array_stream`` capsule, sharing their
+        memory. ``requested_schema`` is ignored, as the interface allows."""
+    def __len__(self) -> int: ...
+
+def to_arrow(vectors: _F32, *, policy: str | None = None) -> ArrowArray:
     """Vectors as an Arrow array, without copying: a ``FixedSizeList<float32, 8>``
     whose values are the numpy array's own memory.
 
@@ -536,8 +588,8 @@ def to_arrow(vectors: _F32, *, policy: str | None = None) -> Any:
 
     Returns
     -------
-    Array
-        pyo3-arrow's Arrow array (an Arrow PyCapsule exporter).
+    ArrowArray
+        An Arrow PyCapsule exporter (``len()`` is the number of vectors).
 
     Examples
     --------
@@ -550,7 +602,7 @@ def to_arrow(vectors: _F32, *, policy: str | None = None) -> Any:
     """
 
 def to_arrow_table(vectors: _F32, *, column: str = "vector",
-                   policy: str | None = None) -> Any:
+                   policy: str | None = None) -> ArrowTable:
     """Vectors as a one-column Arrow table (column ``column``, default
     ``"vector"``, marked ``hydron.type = gf8``), without copying the floats.
 
@@ -566,7 +618,7 @@ def to_arrow_table(vectors: _F32, *, column: str = "vector",
     {b'hydron.type': b'gf8'}
     """
 
-def codes_to_arrow(codes: npt.ArrayLike) -> Any:
+def codes_to_arrow(codes: npt.ArrayLike) -> ArrowArray:
     """E8 root codes (integers in 0..240) as an Arrow ``uint8`` array.
 
     Any integer array or sequence; each code is checked, then copied into

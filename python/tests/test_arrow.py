@@ -76,6 +76,64 @@ def test_the_table_goes_to_pyarrow_polars_and_duckdb_in_place():
     assert same(got["x0"], v[:, 0]) and same(got["x7"], v[:, 7])
 
 
+def test_the_exports_are_read_as_often_as_asked_and_say_what_they_hold():
+    a, t = hydron.to_arrow(V), hydron.to_arrow_table(V, column="emb")
+    assert isinstance(a, hydron.ArrowArray) and isinstance(t, hydron.ArrowTable)
+    assert len(a) == len(t) == len(V)
+    assert repr(a) == "hydron.ArrowArray(FixedSizeList(8 x non-null Float32), 1000 rows)"
+    assert repr(t).startswith("hydron.ArrowTable(emb: FixedSizeList(") and "1000 rows" in repr(t)
+    for _ in range(3):
+        assert same(floats_of(pa.array(a)), V)
+        assert same(floats_of(pa.table(t).column("emb").combine_chunks()), V)
+    assert pa.schema(t).field("emb").metadata == {b"hydron.type": b"gf8"}
+    assert pa.field(a).type == pa.list_(pa.field("item", pa.float32(), nullable=False), 8)
+    assert pa.array(hydron.codes_to_arrow(np.arange(240))).type == pa.uint8()
+    # A consumer's requested schema is ignored, as the interface allows.
+    wanted = pa.list_(pa.float64()).__arrow_c_schema__()
+    schema, array = a.__arrow_c_array__(wanted)
+    assert pa.Array._import_from_c_capsule(schema, array).type == pa.field(a).type
+    assert pa.RecordBatchReader._import_from_c_capsule(
+        t.__arrow_c_stream__(wanted)).read_all().num_rows == len(V)
+
+
+class Exporter:
+    """Arrow data that hands out the capsules it is given."""
+
+    def __init__(self, method, value):
+        setattr(self, method, lambda requested_schema=None: value)
+
+
+def test_capsules_that_break_the_interface_are_errors_not_crashes():
+    pair = pa.array(hydron.to_arrow(V)).__arrow_c_array__()
+    once = Exporter("__arrow_c_array__", pair)
+    assert same(hydron.from_arrow(once), V)
+    with pytest.raises(FormatError, match="already consumed"):
+        hydron.from_arrow(once)
+    stream = Exporter("__arrow_c_stream__", pa.chunked_array([pa.array(hydron.to_arrow(V))])
+                      .__arrow_c_stream__())
+    assert same(hydron.from_arrow(stream), V)
+    with pytest.raises(FormatError, match="already consumed"):
+        hydron.from_arrow(stream)
+    with pytest.raises(TypeError, match="pair of capsules"):
+        hydron.from_arrow(Exporter("__arrow_c_array__", (1, 2)))
+    with pytest.raises(TypeError, match="no capsule"):
+        hydron.from_arrow(Exporter("__arrow_c_stream__", "stream"))
+    with pytest.raises(ValueError, match="incorrect name"):  # the capsules swapped
+        hydron.from_arrow(Exporter("__arrow_c_array__", pa.array([1.0]).__arrow_c_array__()[::-1]))
+
+
+def test_a_stream_that_fails_part_way_is_an_error_with_the_producers_message():
+    batch = pa.table(hydron.to_arrow_table(V)).to_batches()[0]
+
+    def batches():
+        yield batch
+        raise RuntimeError("the producer broke")
+
+    reader = pa.RecordBatchReader.from_batches(batch.schema, batches())
+    with pytest.raises(FormatError, match="the producer broke"):
+        hydron.from_arrow(reader)
+
+
 def test_from_arrow_reads_every_producer():
     fixed = pa.array(hydron.to_arrow(V))
     plain = pa.array(V.tolist(), pa.list_(pa.float32()))
