@@ -928,6 +928,46 @@ fn levels_above_the_maximum_are_an_error_whatever_the_batch_size() {
     }
 }
 
+/// The parquet crate reserves memory for a footer list from its claimed
+/// count before reading an element (96 bytes per `SchemaElement`): a 60 MB
+/// footer of empty structs made it reserve 5.8 GB, an abort on a machine
+/// with less. hydron refuses a container of more than 10^6 elements, as
+/// pyarrow does by default ("Exceeded size limit").
+#[test]
+fn a_footer_list_longer_than_pyarrows_limit_is_refused_before_the_crate_reserves_it() {
+    let footer_of = |count: usize| {
+        let mut footer = vec![0x15, 0x04]; // field 1, version: i32 2
+        footer.extend([0x19, 0xfc]); // field 2, schema: a list of structs, long count
+        let mut n = count;
+        while n >= 0x80 {
+            footer.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        footer.push(n as u8);
+        footer.extend(std::iter::repeat_n(0x00, count)); // empty SchemaElements
+        footer.push(0x00); // STOP
+        let mut bytes = b"PAR1".to_vec();
+        bytes.extend(&footer);
+        bytes.extend((footer.len() as u32).to_le_bytes());
+        bytes.extend(b"PAR1");
+        bytes
+    };
+    let err = parquet::from_bytes(footer_of(1_000_001), Policy::Strict).unwrap_err();
+    assert!(
+        err.to_string().contains(
+            "the file metadata is malformed: a container claims 1000001 elements, \
+             more than the 1000000 a footer or page header may hold"
+        ),
+        "{err}"
+    );
+    // At the limit the walk passes, and the crate refuses the first element.
+    let err = parquet::from_bytes(footer_of(1_000_000), Policy::Strict).unwrap_err();
+    assert!(
+        err.to_string().contains("Required field name is missing"),
+        "{err}"
+    );
+}
+
 /// The bomb hidden where a walk by header types cannot see it: the
 /// footer's field 2 (`schema`, a list of structs) declared as a 28-byte
 /// binary. Read by its header, the field is a string and the footer is

@@ -197,6 +197,34 @@ def test_hostile_files_are_typed_errors(tmp_path):
         hydron.load_parquet(b"not parquet at all")
 
 
+def footer_of_empty_schema_elements(count: int) -> bytes:
+    """A Parquet file whose footer's schema claims ``count`` elements, all
+    present and empty."""
+    n, varint = count, bytearray()
+    while n >= 0x80:
+        varint.append((n & 0x7F) | 0x80)
+        n >>= 7
+    varint.append(n)
+    footer = bytes([0x15, 0x04, 0x19, 0xFC]) + bytes(varint) + bytes(count) + b"\x00"
+    return b"PAR1" + footer + len(footer).to_bytes(4, "little") + b"PAR1"
+
+
+def test_footer_containers_are_limited_as_pyarrow_limits_them(tmp_path):
+    # The parquet crate reserves a list's memory from its claimed count;
+    # hydron refuses a container of more than 10^6 elements, as pyarrow does.
+    over, at = tmp_path / "over.parquet", tmp_path / "at.parquet"
+    over.write_bytes(footer_of_empty_schema_elements(1_000_001))
+    at.write_bytes(footer_of_empty_schema_elements(1_000_000))
+    with pytest.raises(OSError, match="Exceeded size limit"):
+        pq.read_table(over)
+    with pytest.raises(CorruptError, match="claims 1000001 elements, more than the 1000000"):
+        hydron.load_parquet(over)
+    with pytest.raises(OSError, match="Invalid data"):  # past the limit check
+        pq.read_table(at)
+    with pytest.raises(CorruptError, match="Required field name is missing"):
+        hydron.load_parquet(at)
+
+
 def test_every_cut_and_flipped_byte_is_an_error_never_a_crash(tmp_path):
     path = tmp_path / "v.parquet"
     hydron.save_parquet(path, V[:300], compression="none", row_group_vectors=100)

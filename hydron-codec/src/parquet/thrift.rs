@@ -23,8 +23,23 @@
 //! Known fields are walked as the format defines them; unknown ones are
 //! skipped by their header, as the crate skips them. Every byte is then
 //! read the same way by both walks.
+//!
+//! One more limit: the crate reserves memory for a list of structs from the
+//! count its header claims, before reading an element (`count x
+//! size_of::<SchemaElement>()`, 96 bytes each: a 60 MB footer of empty
+//! structs made it reserve 5.8 GB, and on a machine with less memory that
+//! is an abort). So a container may hold at most
+//! [`MAX_CONTAINER_ELEMENTS`], the limit pyarrow (Arrow C++'s
+//! `thrift_container_size_limit`) applies by default: no file pyarrow
+//! reads is refused for it.
 
 use std::io::Read;
+
+/// The most elements a list, set or map in a footer or page header may
+/// claim: Arrow C++'s default `thrift_container_size_limit` (pyarrow
+/// refuses a footer with a list of 1,000,001 elements: "Exceeded size
+/// limit").
+pub(super) const MAX_CONTAINER_ELEMENTS: u64 = 1_000_000;
 
 /// Nesting that a page header or a footer needs at most (statistics
 /// inside column metadata inside a row group inside the file metadata,
@@ -431,14 +446,26 @@ fn walk(input: &mut Counting<'_, impl Read>, shape: Shape, depth: u32) -> Result
     }
 }
 
-/// A list or set header: the element count and the elements' type.
+/// A list or set header: the element count (at most
+/// [`MAX_CONTAINER_ELEMENTS`]) and the elements' type.
 fn list_header(input: &mut Counting<'_, impl Read>) -> Result<(u64, u8), String> {
     let header = input.byte()?;
     let count = match header >> 4 {
-        15 => input.varint()?,
+        15 => container_size(input.varint()?)?,
         n => u64::from(n),
     };
     Ok((count, header & 0x0f))
+}
+
+/// `count`, if a container may claim that many elements.
+fn container_size(count: u64) -> Result<u64, String> {
+    if count > MAX_CONTAINER_ELEMENTS {
+        return Err(format!(
+            "a container claims {count} elements, more than the \
+             {MAX_CONTAINER_ELEMENTS} a footer or page header may hold"
+        ));
+    }
+    Ok(count)
 }
 
 /// Skips one value of compact type `kind` that no table describes.
@@ -470,7 +497,7 @@ pub(super) fn skip(
             }
         }
         11 => {
-            let count = input.varint()?;
+            let count = container_size(input.varint()?)?;
             if count > 0 {
                 let types = input.byte()?;
                 for _ in 0..count {
@@ -502,7 +529,8 @@ fn skip_element(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Re
 /// Walks a footer's `FileMetaData` as the crate will read it: an error for
 /// anything malformed, a known field of another type than the format's, a
 /// nesting deeper than [`MAX_DEPTH`], or a container claiming more
-/// elements than the bytes left can hold.
+/// elements than the bytes left can hold or than
+/// [`MAX_CONTAINER_ELEMENTS`].
 pub(super) fn check_file_metadata(bytes: &[u8]) -> Result<(), String> {
     let mut cursor = std::io::Cursor::new(bytes);
     let mut input = Counting::new(&mut cursor);
@@ -562,15 +590,13 @@ mod tests {
 
     #[test]
     fn containers_cannot_claim_more_elements_than_bytes() {
-        // FileMetaData with an unknown field 15: a list of 2^31 bools, in
-        // 8 bytes.
-        let list = [0xf9, 0xf1, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00];
+        // FileMetaData with an unknown field 15: a list of 10^6 bools (the
+        // most a container may claim), in 6 bytes.
+        let list = [0xf9, 0xf1, 0xc0, 0x84, 0x3d, 0x00];
         let start = std::time::Instant::now();
         assert!(check_file_metadata(&list).is_err());
-        // A map of 2^60 bool → bool pairs.
-        let map = [
-            0xfb, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10, 0x11, 0x00,
-        ];
+        // A map of 10^6 bool → bool pairs.
+        let map = [0xfb, 0xc0, 0x84, 0x3d, 0x11, 0x00];
         assert!(check_file_metadata(&map).is_err());
         assert!(start.elapsed() < std::time::Duration::from_secs(1));
         // The same containers, holding what they claim, pass.
@@ -620,6 +646,44 @@ mod tests {
             err,
             "field 2 of Statistics is list, not the binary the format defines"
         );
+    }
+
+    /// A list header followed by `count` empty structs, as FileMetaData's
+    /// schema (field 2), then STOP.
+    fn schema_of_empty_structs(claimed: u64, present: usize) -> Vec<u8> {
+        let mut bytes = vec![0x29, 0xfc];
+        let mut n = claimed;
+        while n >= 0x80 {
+            bytes.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        bytes.push(n as u8);
+        bytes.extend(std::iter::repeat_n(0x00, present));
+        bytes.push(0x00);
+        bytes
+    }
+
+    #[test]
+    fn containers_hold_at_most_the_limit_pyarrow_applies() {
+        let limit = MAX_CONTAINER_ELEMENTS as usize;
+        assert_eq!(
+            check_file_metadata(&schema_of_empty_structs(limit as u64, limit)),
+            Ok(())
+        );
+        let err =
+            check_file_metadata(&schema_of_empty_structs(limit as u64 + 1, limit + 1)).unwrap_err();
+        assert_eq!(
+            err,
+            "a container claims 1000001 elements, more than the 1000000 a footer or \
+             page header may hold"
+        );
+        // Unknown containers too: field 15 as a list, a set and a map.
+        for header in [0xf9, 0xfa] {
+            let bytes = [header, 0xf1, 0xc1, 0x84, 0x3d, 0x00];
+            assert!(check_file_metadata(&bytes).unwrap_err().contains("1000001"));
+        }
+        let map = [0xfb, 0xc1, 0x84, 0x3d, 0x11, 0x00];
+        assert!(check_file_metadata(&map).unwrap_err().contains("1000001"));
     }
 
     #[test]
