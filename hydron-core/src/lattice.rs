@@ -543,7 +543,7 @@ fn nearest_fast_portable(x: &[f32; 8]) -> Option<[i32; 8]> {
 /// [`nearest_fast`] with SSE2 (the x86-64 baseline): the eight coordinates
 /// in two registers, the reductions by shuffles and `movmskps`.
 #[cfg(target_arch = "x86_64")]
-mod sse2 {
+pub(crate) mod sse2 {
     use core::arch::x86_64::{
         __m128, __m128i, _mm_add_epi32, _mm_add_ps, _mm_and_ps, _mm_and_si128, _mm_castps_si128,
         _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_cmpeq_ps, _mm_cmpgt_epi32, _mm_cmpgt_ps,
@@ -558,21 +558,21 @@ mod sse2 {
     /// The parity of the set bits of an 8-bit mask (without `popcnt`,
     /// which the x86-64 baseline lacks): a 16-entry table in a constant.
     #[inline]
-    fn parity8(mask: u32) -> i32 {
+    pub(crate) fn parity8(mask: u32) -> i32 {
         ((0x6996u32 >> ((mask ^ (mask >> 4)) & 0xF)) & 1) as i32
     }
 
     /// The two halves' lanes as an 8-bit mask (bit `k`: coordinate `k`).
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn mask8(low: __m128, high: __m128) -> u32 {
+    pub(crate) fn mask8(low: __m128, high: __m128) -> u32 {
         (_mm_movemask_ps(low) | (_mm_movemask_ps(high) << 4)) as u32
     }
 
     /// The largest (or smallest) lane of `low` and `high`, in every lane.
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn extreme(low: __m128, high: __m128, largest: bool) -> __m128 {
+    pub(crate) fn extreme(low: __m128, high: __m128, largest: bool) -> __m128 {
         let pick = |p: __m128, q: __m128| {
             if largest {
                 _mm_max_ps(p, q)
