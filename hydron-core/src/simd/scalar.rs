@@ -5,8 +5,9 @@
 //! per-vector method applied in order ([`Gf8::check`], [`Gf8::normalize`],
 //! [`Gf8::dot`], [`Gf8::nearest_root`], [`E8Point::nearest`]), so the
 //! results are exactly those of the per-vector methods. (The per-vector
-//! lattice decoder itself uses SSE2 on x86-64, where it is part of the
-//! baseline target: one vector in two registers.)
+//! lattice decoder and nearest-root closed form themselves use SSE2 on
+//! x86-64, where it is part of the baseline target: one vector in two
+//! registers.)
 //!
 //! Like the dispatched kernels in [`batch`](crate::batch), the `_into`
 //! forms panic when the output slice does not have the input's length, and
