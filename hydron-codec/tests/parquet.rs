@@ -369,17 +369,7 @@ fn with_row_counts(bytes: &[u8], which: &[usize], rows: i64) -> Vec<u8> {
         2,
         "one count for the file, one for the row group"
     );
-    let mut zz = ((rows << 1) ^ (rows >> 63)) as u64;
-    let mut varint = Vec::new();
-    loop {
-        let b = (zz & 0x7f) as u8;
-        zz >>= 7;
-        if zz == 0 {
-            varint.push(b);
-            break;
-        }
-        varint.push(b | 0x80);
-    }
+    let varint = varint(((rows << 1) ^ (rows >> 63)) as u64);
     let mut new_footer = Vec::new();
     let mut from = 0;
     for (k, &at) in found.iter().enumerate() {
@@ -390,9 +380,26 @@ fn with_row_counts(bytes: &[u8], which: &[usize], rows: i64) -> Vec<u8> {
         }
     }
     new_footer.extend(&footer[from..]);
-    let mut out = bytes[..footer_start].to_vec();
-    out.extend(&new_footer);
-    out.extend((new_footer.len() as u32).to_le_bytes());
+    with_footer(&bytes[..footer_start], &new_footer)
+}
+
+/// A Thrift compact-protocol varint.
+fn varint(mut n: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+    out
+}
+
+/// `head` (the file up to its footer), `footer`, the footer's length and
+/// the closing magic.
+fn with_footer(head: &[u8], footer: &[u8]) -> Vec<u8> {
+    let mut out = head.to_vec();
+    out.extend(footer);
+    out.extend((footer.len() as u32).to_le_bytes());
     out.extend(b"PAR1");
     out
 }
@@ -938,19 +945,10 @@ fn a_footer_list_longer_than_pyarrows_limit_is_refused_before_the_crate_reserves
     let footer_of = |count: usize| {
         let mut footer = vec![0x15, 0x04]; // field 1, version: i32 2
         footer.extend([0x19, 0xfc]); // field 2, schema: a list of structs, long count
-        let mut n = count;
-        while n >= 0x80 {
-            footer.push((n as u8) | 0x80);
-            n >>= 7;
-        }
-        footer.push(n as u8);
+        footer.extend(varint(count as u64));
         footer.extend(std::iter::repeat_n(0x00, count)); // empty SchemaElements
         footer.push(0x00); // STOP
-        let mut bytes = b"PAR1".to_vec();
-        bytes.extend(&footer);
-        bytes.extend((footer.len() as u32).to_le_bytes());
-        bytes.extend(b"PAR1");
-        bytes
+        with_footer(b"PAR1", &footer)
     };
     let err = parquet::from_bytes(footer_of(1_000_001), Policy::Strict).unwrap_err();
     assert!(
@@ -985,12 +983,8 @@ fn a_bool_bomb_behind_a_field_of_the_wrong_type_is_refused_at_once() {
         footer.extend([field_header, 0xf1, 0xff, 0xff, 0xff, 0xff, 0x07]);
     }
     footer.push(0x00); // STOP
-    let mut bytes = b"PAR1".to_vec();
-    bytes.extend(&footer);
-    bytes.extend((footer.len() as u32).to_le_bytes());
-    bytes.extend(b"PAR1");
     let start = std::time::Instant::now();
-    let err = parquet::from_bytes(bytes, Policy::Strict).unwrap_err();
+    let err = parquet::from_bytes(with_footer(b"PAR1", &footer), Policy::Strict).unwrap_err();
     assert!(start.elapsed() < std::time::Duration::from_secs(2));
     assert!(
         err.to_string().contains(

@@ -381,12 +381,11 @@ fn nearest_root_code_plain(x: &[f32; 8]) -> (u8, bool) {
 mod sse2 {
     use core::arch::x86_64::{
         __m128, __m128i, _mm_and_ps, _mm_andnot_ps, _mm_castsi128_ps, _mm_cmpeq_epi32,
-        _mm_cmpeq_ps, _mm_cvtss_f32, _mm_movemask_ps, _mm_or_ps, _mm_set1_epi32, _mm_set1_ps,
-        _mm_setr_epi32,
+        _mm_cvtss_f32, _mm_or_ps, _mm_set1_epi32, _mm_set1_ps, _mm_setr_epi32,
     };
 
     use super::{pair_index, select, INTEGER_ROOT_COUNT, INV_SQRT_2, INV_SQRT_8};
-    use crate::lattice::sse2::{extreme, mask8, parity8};
+    use crate::sse2::{extreme, first_equal, mask8, parity8};
 
     /// The code, if both scores are finite; else `None` (the plain form
     /// decides). The same comparisons on the same values as the plain
@@ -399,15 +398,12 @@ mod sse2 {
         let [low, high]: [__m128; 2] = bytemuck::cast(*x);
         let abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFF_FFFF));
         let (abs_low, abs_high) = (_mm_and_ps(low, abs_mask), _mm_and_ps(high, abs_mask));
-        let negatives = (_mm_movemask_ps(low) | (_mm_movemask_ps(high) << 4)) as u32;
+        let negatives = mask8(low, high);
         let abs: [f32; 8] = bytemuck::cast([abs_low, abs_high]);
         let sum = abs[0] + abs[1] + abs[2] + abs[3] + abs[4] + abs[5] + abs[6] + abs[7];
 
-        let first_index = |low: __m128, high: __m128, value: __m128| {
-            mask8(_mm_cmpeq_ps(low, value), _mm_cmpeq_ps(high, value)).trailing_zeros() & 7
-        };
         let largest = extreme(abs_low, abs_high, true);
-        let first = first_index(abs_low, abs_high, largest);
+        let first = first_equal(abs_low, abs_high, largest);
         // The others: the first's lane becomes −1, below every magnitude.
         let minus_one = _mm_set1_ps(-1.0);
         let without_first = |lanes: __m128i, magnitudes: __m128| {
@@ -420,9 +416,9 @@ mod sse2 {
         let rest_low = without_first(_mm_setr_epi32(0, 1, 2, 3), abs_low);
         let rest_high = without_first(_mm_setr_epi32(4, 5, 6, 7), abs_high);
         let second_largest = extreme(rest_low, rest_high, true);
-        let second = first_index(rest_low, rest_high, second_largest);
+        let second = first_equal(rest_low, rest_high, second_largest);
         let least = extreme(abs_low, abs_high, false);
-        let smallest = first_index(abs_low, abs_high, least);
+        let smallest = first_equal(abs_low, abs_high, least);
 
         let integer_score = (_mm_cvtss_f32(largest) + _mm_cvtss_f32(second_largest)) * INV_SQRT_2;
         let odd = parity8(negatives) as u32;
@@ -432,7 +428,7 @@ mod sse2 {
         }
         let (i, j) = (first.min(second), first.max(second));
         let signs = ((negatives >> i) & 1) | (((negatives >> j) & 1) << 1);
-        let integer_code = 4 * pair_index(i as usize, j as usize) as u32 + signs;
+        let integer_code = 4 * pair_index(i, j) as u32 + signs;
         let mask = negatives ^ (odd << smallest);
         let half_code = u32::from(INTEGER_ROOT_COUNT) + (mask >> 1);
         Some(select(integer_score >= half_score, integer_code, half_code) as u8)

@@ -543,47 +543,18 @@ fn nearest_fast_portable(x: &[f32; 8]) -> Option<[i32; 8]> {
 /// [`nearest_fast`] with SSE2 (the x86-64 baseline): the eight coordinates
 /// in two registers, the reductions by shuffles and `movmskps`.
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod sse2 {
+mod sse2 {
     use core::arch::x86_64::{
         __m128, __m128i, _mm_add_epi32, _mm_add_ps, _mm_and_ps, _mm_and_si128, _mm_castps_si128,
-        _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_cmpeq_ps, _mm_cmpgt_epi32, _mm_cmpgt_ps,
-        _mm_cmplt_ps, _mm_cmpnle_ps, _mm_cvtepi32_ps, _mm_cvtss_f32, _mm_cvttps_epi32, _mm_max_ps,
-        _mm_min_ps, _mm_movehl_ps, _mm_movemask_ps, _mm_or_ps, _mm_or_si128, _mm_set1_epi32,
-        _mm_set1_ps, _mm_setr_epi32, _mm_setzero_ps, _mm_setzero_si128, _mm_shuffle_ps,
-        _mm_slli_epi32, _mm_srli_epi32, _mm_sub_epi32, _mm_sub_ps,
+        _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_cmpgt_epi32, _mm_cmpgt_ps, _mm_cmplt_ps,
+        _mm_cmpnle_ps, _mm_cvtepi32_ps, _mm_cvtss_f32, _mm_cvttps_epi32, _mm_movehl_ps, _mm_or_ps,
+        _mm_or_si128, _mm_set1_epi32, _mm_set1_ps, _mm_setr_epi32, _mm_setzero_ps,
+        _mm_setzero_si128, _mm_shuffle_ps, _mm_slli_epi32, _mm_srli_epi32, _mm_sub_epi32,
+        _mm_sub_ps,
     };
 
     use super::{select, E8Point, TIE_MARGIN};
-
-    /// The parity of the set bits of an 8-bit mask (without `popcnt`,
-    /// which the x86-64 baseline lacks): a 16-entry table in a constant.
-    #[inline]
-    pub(crate) fn parity8(mask: u32) -> i32 {
-        ((0x6996u32 >> ((mask ^ (mask >> 4)) & 0xF)) & 1) as i32
-    }
-
-    /// The two halves' lanes as an 8-bit mask (bit `k`: coordinate `k`).
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    pub(crate) fn mask8(low: __m128, high: __m128) -> u32 {
-        (_mm_movemask_ps(low) | (_mm_movemask_ps(high) << 4)) as u32
-    }
-
-    /// The largest (or smallest) lane of `low` and `high`, in every lane.
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    pub(crate) fn extreme(low: __m128, high: __m128, largest: bool) -> __m128 {
-        let pick = |p: __m128, q: __m128| {
-            if largest {
-                _mm_max_ps(p, q)
-            } else {
-                _mm_min_ps(p, q)
-            }
-        };
-        let m = pick(low, high);
-        let m = pick(m, _mm_shuffle_ps::<0b01_00_11_10>(m, m));
-        pick(m, _mm_shuffle_ps::<0b10_11_00_01>(m, m))
-    }
+    use crate::sse2::{extreme, first_equal, mask8, parity8};
 
     /// See [`super::nearest_fast`]; the same steps, lane-parallel.
     #[inline]
@@ -633,12 +604,8 @@ pub(crate) mod sse2 {
         let sum_delta = _mm_cvtss_f32(sum) + _mm_cvtss_f32(_mm_shuffle_ps::<1>(sum, sum));
         let max = extreme(delta_low, delta_high, true);
         let min = extreme(delta_low, delta_high, false);
-        let max_k = mask8(_mm_cmpeq_ps(delta_low, max), _mm_cmpeq_ps(delta_high, max))
-            .trailing_zeros() as usize
-            & 7;
-        let min_k = mask8(_mm_cmpeq_ps(delta_low, min), _mm_cmpeq_ps(delta_high, min))
-            .trailing_zeros() as usize
-            & 7;
+        let max_k = first_equal(delta_low, delta_high, max);
+        let min_k = first_equal(delta_low, delta_high, min);
         let (max_delta, min_delta) = (_mm_cvtss_f32(max), _mm_cvtss_f32(min));
         // Parities: of Σa (the low bits' XOR), and of Σa + (number up).
         let a_odd = mask8(

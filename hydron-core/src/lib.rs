@@ -23,6 +23,8 @@ mod error;
 mod gf8;
 mod lattice;
 mod sphere;
+#[cfg(target_arch = "x86_64")]
+mod sse2;
 
 pub mod batch;
 pub mod huge;

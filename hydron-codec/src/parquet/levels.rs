@@ -372,6 +372,10 @@ fn count_at(data: &[u8], max: i16, count: usize) -> usize {
 /// depended on its batch size, also found by the fuzz target; pyarrow
 /// refuses them as "Malformed levels".)
 fn check_hybrid(data: &[u8], width: usize, count: usize, max: Option<u64>) -> Result<(), String> {
+    // A bit-packed value has `width` bits: when every such value is at
+    // most `max`, its runs need no reading (an RLE value takes whole
+    // bytes, so it can still exceed it).
+    let packed_max = max.filter(|&max| width < 64 && max < (1u64 << width) - 1);
     let (mut values, mut at) = (0usize, 0usize);
     while values < count && at < data.len() {
         let (header, used) = match varint(&data[at..], 10) {
@@ -396,7 +400,7 @@ fn check_hybrid(data: &[u8], width: usize, count: usize, max: Option<u64>) -> Re
         let wanted = count - values;
         if header & 1 == 1 {
             // `run` groups of 8 values, `width` bytes per group.
-            if let Some(max) = max {
+            if let Some(max) = packed_max {
                 let packed = data.get(at..).unwrap_or_default();
                 for i in 0..run.saturating_mul(8).min(wanted) {
                     // Past the data the crate stops reading.

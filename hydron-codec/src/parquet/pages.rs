@@ -129,21 +129,20 @@ fn read_page_sizes(r: &mut impl Read) -> Result<PageSizes, String> {
     let mut input = Counting::new(r);
     let mut sizes = (None, None);
     let (mut page_type, mut v1_fields, mut v2_encoding) = (None, [None; 3], None);
-    let mut last_id = 0i16;
-    while let Some((id, kind)) = thrift::field_header(&mut input, &mut last_id)? {
-        // A known field has the format's type (fields 1 to 3 are i32, 5
-        // and 8 structs), else the crate would read it otherwise.
-        let known = thrift::known_field(&thrift::PAGE_HEADER, id, kind)?;
+    // The fields' types are the format's (fields 1 to 3 are i32, 5 and 8
+    // structs): the walk checked each header against the table.
+    thrift::walk_struct_with(&mut input, &thrift::PAGE_HEADER, 0, |id, input| {
         match id {
             1 => page_type = Some(zigzag(input.varint()?)),
             2 => sizes.0 = Some(zigzag(input.varint()?)),
             3 => sizes.1 = Some(zigzag(input.varint()?)),
             // encoding, definition_level_encoding, repetition_level_encoding
-            5 => v1_fields = struct_i32s(&mut input, &thrift::DATA_PAGE_HEADER, [2, 3, 4])?,
-            8 => v2_encoding = struct_i32s(&mut input, &thrift::DATA_PAGE_HEADER_V2, [4, 0, 0])?[0],
-            _ => thrift::field_value(&mut input, known, kind, 1)?,
+            5 => v1_fields = struct_i32s(input, &thrift::DATA_PAGE_HEADER, [2, 3, 4])?,
+            8 => v2_encoding = struct_i32s(input, &thrift::DATA_PAGE_HEADER_V2, [4, 0, 0])?[0],
+            _ => return Ok(false),
         }
-    }
+        Ok(true)
+    })?;
     match sizes {
         (Some(uncompressed), Some(compressed)) => Ok(PageSizes {
             header_len: input.read,
@@ -172,16 +171,14 @@ fn struct_i32s(
     wanted: [i16; 3],
 ) -> Result<[Option<i64>; 3], String> {
     let mut value = [None; 3];
-    let mut last_id = 0i16;
-    while let Some((id, kind)) = thrift::field_header(input, &mut last_id)? {
-        let known = thrift::known_field(strukt, id, kind)?;
-        if let Some(k) = wanted.iter().position(|&w| w == id && w != 0) {
+    thrift::walk_struct_with(input, strukt, 1, |id, input| {
+        match wanted.iter().position(|&w| w == id && w != 0) {
             // (An i32, as the table says and the header agreed.)
-            value[k] = Some(zigzag(input.varint()?));
-        } else {
-            thrift::field_value(input, known, kind, 2)?;
+            Some(k) => value[k] = Some(zigzag(input.varint()?)),
+            None => return Ok(false),
         }
-    }
+        Ok(true)
+    })?;
     Ok(value)
 }
 

@@ -342,7 +342,7 @@ pub(super) static PAGE_HEADER: StructShape = shape(
 /// Reads the next field header of a struct: `None` at its end (STOP),
 /// else the field's id and compact type. `last_id` is the previous
 /// field's id (ids are usually stored as a delta from it).
-pub(super) fn field_header(
+fn field_header(
     input: &mut Counting<'_, impl Read>,
     last_id: &mut i16,
 ) -> Result<Option<(i16, u8)>, String> {
@@ -364,11 +364,7 @@ pub(super) fn field_header(
 
 /// The shape `strukt` gives field `id`, if it knows the field; an error if
 /// it does and the field's header has another type.
-pub(super) fn known_field(
-    strukt: &StructShape,
-    id: i16,
-    kind: u8,
-) -> Result<Option<Shape>, String> {
+fn known_field(strukt: &StructShape, id: i16, kind: u8) -> Result<Option<Shape>, String> {
     match strukt.fields.iter().find(|(known, _)| *known == id) {
         None => Ok(None),
         Some(&(_, shape)) if shape.admits(kind) => Ok(Some(shape)),
@@ -383,7 +379,7 @@ pub(super) fn known_field(
 
 /// Walks a field's value: by its shape when the struct knows the field,
 /// else skipped by its header's type `kind` (as the crate skips it).
-pub(super) fn field_value(
+fn field_value(
     input: &mut Counting<'_, impl Read>,
     known: Option<Shape>,
     kind: u8,
@@ -396,10 +392,22 @@ pub(super) fn field_value(
 }
 
 /// Walks a struct's fields, after its opening (up to and with its STOP).
-pub(super) fn walk_struct(
+fn walk_struct(
     input: &mut Counting<'_, impl Read>,
     strukt: &StructShape,
     depth: u32,
+) -> Result<(), String> {
+    walk_struct_with(input, strukt, depth, |_, _| Ok(false))
+}
+
+/// [`walk_struct`], offering each field's value to `read_field` first
+/// (with its id, once its header has been checked against `strukt`):
+/// `Ok(true)` when it read the value, `Ok(false)` to have it walked.
+pub(super) fn walk_struct_with<'a, R: Read>(
+    input: &mut Counting<'a, R>,
+    strukt: &StructShape,
+    depth: u32,
+    mut read_field: impl FnMut(i16, &mut Counting<'a, R>) -> Result<bool, String>,
 ) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err("nested too deeply".to_string());
@@ -407,7 +415,9 @@ pub(super) fn walk_struct(
     let mut last_id = 0;
     while let Some((id, kind)) = field_header(input, &mut last_id)? {
         let known = known_field(strukt, id, kind)?;
-        field_value(input, known, kind, depth + 1)?;
+        if !read_field(id, input)? {
+            field_value(input, known, kind, depth + 1)?;
+        }
     }
     Ok(())
 }
@@ -469,11 +479,7 @@ fn container_size(count: u64) -> Result<u64, String> {
 }
 
 /// Skips one value of compact type `kind` that no table describes.
-pub(super) fn skip(
-    input: &mut Counting<'_, impl Read>,
-    kind: u8,
-    depth: u32,
-) -> Result<(), String> {
+fn skip(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err("nested too deeply".to_string());
     }
