@@ -536,11 +536,17 @@ fn skip_element(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Re
 /// anything malformed, a known field of another type than the format's, a
 /// nesting deeper than [`MAX_DEPTH`], or a container claiming more
 /// elements than the bytes left can hold or than
-/// [`MAX_CONTAINER_ELEMENTS`].
+/// [`MAX_CONTAINER_ELEMENTS`]; the error names the footer byte where the
+/// walk found it (the last byte it read).
 pub(super) fn check_file_metadata(bytes: &[u8]) -> Result<(), String> {
     let mut cursor = std::io::Cursor::new(bytes);
     let mut input = Counting::new(&mut cursor);
-    walk_struct(&mut input, &FILE_META_DATA, 0)
+    walk_struct(&mut input, &FILE_META_DATA, 0).map_err(|e| {
+        format!(
+            "{e} (at byte {} of the footer)",
+            input.read.saturating_sub(1)
+        )
+    })
 }
 
 pub(super) fn zigzag(n: u64) -> i64 {
@@ -629,13 +635,14 @@ mod tests {
         let err = check_file_metadata(&bytes).unwrap_err();
         assert_eq!(
             err,
-            "field 6 of FileMetaData is struct, not the binary the format defines"
+            "field 6 of FileMetaData is struct, not the binary the format defines \
+             (at byte 0 of the footer)"
         );
         // Field 2 (schema) as a list of bools instead of SchemaElements.
         let err = check_file_metadata(&[0x29, 0x21, 0x01, 0x01, 0x00]).unwrap_err();
         assert_eq!(
             err,
-            "a list of bool where the format has a list of SchemaElement"
+            "a list of bool where the format has a list of SchemaElement (at byte 1 of the footer)"
         );
         // Deep inside: a row group's column chunk whose metadata's
         // statistics has `min` (field 2) as a list.
@@ -650,7 +657,8 @@ mod tests {
         let err = check_file_metadata(&bytes).unwrap_err();
         assert_eq!(
             err,
-            "field 2 of Statistics is list, not the binary the format defines"
+            "field 2 of Statistics is list, not the binary the format defines \
+             (at byte 6 of the footer)"
         );
     }
 
@@ -681,7 +689,7 @@ mod tests {
         assert_eq!(
             err,
             "a container claims 1000001 elements, more than the 1000000 a footer or \
-             page header may hold"
+             page header may hold (at byte 4 of the footer)"
         );
         // Unknown containers too: field 15 as a list, a set and a map.
         for header in [0xf9, 0xfa] {
