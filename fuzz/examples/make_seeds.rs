@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ::parquet::arrow::ArrowWriter;
-use ::parquet::basic::Compression as PqCompression;
+use ::parquet::basic::{Compression as PqCompression, Encoding};
 use ::parquet::file::properties::{WriterProperties, WriterVersion};
 use arrow_array::types::{Float32Type, Float64Type};
 use arrow_array::{ArrayRef, FixedSizeListArray, Float32Array, ListArray, RecordBatch, UInt8Array};
@@ -272,6 +272,33 @@ fn main() {
         &d,
         "fixed_size_list_dictionary.parquet",
         &foreign("vector", fsl, dictionary()),
+    );
+    // Byte-stream-split pages (pyarrow's `use_byte_stream_split`), v1 and
+    // v2: the fast path's third value encoding.
+    let split = |version| {
+        small()
+            .set_dictionary_enabled(false)
+            .set_writer_version(version)
+            .set_encoding(Encoding::BYTE_STREAM_SPLIT)
+            .build()
+    };
+    write(
+        &d,
+        "list_split_v1.parquet",
+        &foreign(
+            "vector",
+            list_rows(&rows_of(&v)),
+            split(WriterVersion::PARQUET_1_0),
+        ),
+    );
+    write(
+        &d,
+        "list_split_v2.parquet",
+        &foreign(
+            "vector",
+            list_rows(&rows_of(&v)),
+            split(WriterVersion::PARQUET_2_0),
+        ),
     );
     let mut with_nulls = rows_of(&v[..6]);
     with_nulls[2] = None;

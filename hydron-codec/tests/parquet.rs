@@ -74,7 +74,7 @@ fn foreign(array: ArrayRef, props: Option<WriterProperties>) -> Vec<u8> {
 
 /// Writer settings of other tools: the crate's defaults (dictionary
 /// pages), plain pages in data page v1 and v2, and byte-stream-split pages
-/// (read by the Arrow path), each with small row groups and pages.
+/// in v1 and v2, each with small row groups and pages.
 fn writer_variants() -> Vec<WriterProperties> {
     use ::parquet::file::properties::WriterVersion;
     let small = || {
@@ -96,6 +96,12 @@ fn writer_variants() -> Vec<WriterProperties> {
             .build(),
         small()
             .set_dictionary_enabled(false)
+            .set_encoding(::parquet::basic::Encoding::BYTE_STREAM_SPLIT)
+            .build(),
+        small()
+            .set_dictionary_enabled(false)
+            .set_writer_version(WriterVersion::PARQUET_2_0)
+            .set_compression(::parquet::basic::Compression::SNAPPY)
             .set_encoding(::parquet::basic::Encoding::BYTE_STREAM_SPLIT)
             .build(),
     ]
@@ -161,35 +167,27 @@ fn reads_batch_by_batch_across_row_groups() {
         }
         sizes.push(n);
     }
-    // The fast path reads a row group per batch; the Arrow path (a plain
-    // list written by another writer, below) honours the batch size.
+    // The fast path reads a row group per batch (the Arrow path, for
+    // layouts it refuses, would honour the batch size).
     assert_eq!(sizes, [300, 300, 300, 100]);
     assert_eq!(out, v);
     let rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
-    let read_sizes = |bytes: Vec<u8>| {
+    // Every other writer's layout is on the fast path too: dictionary
+    // pages (the parquet crate's and pyarrow's default), plain pages in v1
+    // and v2, and byte-stream-split pages (pyarrow's
+    // `use_byte_stream_split`), split into pages of a few rows.
+    for props in writer_variants() {
         let opts = ParquetReadOptions::new().batch_vectors(128);
+        let bytes = foreign(list_rows(&rows), Some(props.clone()));
         let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
         let mut out = Vec::new();
         let mut sizes = Vec::new();
         while let n @ 1.. = reader.read_chunk(&mut out).unwrap() {
             sizes.push(n);
         }
-        assert_eq!(out, v);
-        sizes
-    };
-    // Dictionary pages (the parquet crate's and pyarrow's default) are in
-    // the fast layout: a row group per batch.
-    assert_eq!(read_sizes(foreign(list_rows(&rows), None)), [1000]);
-    // BYTE_STREAM_SPLIT pages are not: the Arrow path, by batches.
-    let split = WriterProperties::builder()
-        .set_dictionary_enabled(false)
-        .set_encoding(::parquet::basic::Encoding::BYTE_STREAM_SPLIT)
-        .build();
-    let sizes = read_sizes(foreign(list_rows(&rows), Some(split)));
-    assert!(
-        sizes.iter().all(|&n| n <= 128) && sizes.len() > 1,
-        "{sizes:?}"
-    );
+        assert_eq!(out, v, "{props:?}");
+        assert_eq!(sizes, [1000], "{props:?}");
+    }
 }
 
 #[test]
@@ -229,26 +227,36 @@ fn row_numbers_count_across_batches_and_row_groups() {
     let v = vectors(3000, 6);
     let mut rows: Vec<Vec<f32>> = v.iter().map(|g| g.to_array().to_vec()).collect();
     rows[2345][3] = f32::NAN;
-    let props = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(1000))
-        .build();
-    let bytes = foreign(list_rows(&rows), Some(props));
-    let opts = ParquetReadOptions::new().batch_vectors(256);
-    let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
-    let mut out = Vec::new();
-    let err = loop {
-        match reader.read_chunk(&mut out) {
-            Ok(0) => panic!("no error"),
-            Ok(_) => {}
-            Err(e) => break e,
-        }
-    };
-    assert_eq!(err.to_string(), "vector 2345: coordinate 3 is NaN");
-    assert_eq!(
-        reader.read_chunk(&mut out).unwrap(),
-        0,
-        "spent after an error"
+    // The crate's defaults, and every other writer layout (small pages).
+    let variants = std::iter::once(WriterProperties::builder()).chain(
+        writer_variants()
+            .into_iter()
+            .map(|props| props.into_builder()),
     );
+    for props in variants {
+        let props = props.set_max_row_group_row_count(Some(1000)).build();
+        let bytes = foreign(list_rows(&rows), Some(props.clone()));
+        let opts = ParquetReadOptions::new().batch_vectors(256);
+        let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
+        let mut out = Vec::new();
+        let err = loop {
+            match reader.read_chunk(&mut out) {
+                Ok(0) => panic!("no error"),
+                Ok(_) => {}
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(
+            err.to_string(),
+            "vector 2345: coordinate 3 is NaN",
+            "{props:?}"
+        );
+        assert_eq!(
+            reader.read_chunk(&mut out).unwrap(),
+            0,
+            "spent after an error"
+        );
+    }
 }
 
 #[test]

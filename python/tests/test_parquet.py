@@ -61,6 +61,15 @@ def test_hydron_reads_files_pyarrow_polars_and_duckdb_write(tmp_path):
     pq.write_table(pa.table({"vector": plain}), files["pyarrow-v2-nostats"],
                    use_dictionary=False, data_page_version="2.0", write_statistics=False,
                    store_schema=False)
+    # Byte-stream-split floats (pyarrow's option for float data), with and
+    # without dictionary pages first, in data page v1 and v2.
+    files["pyarrow-split-v1"] = tmp_path / "s1.parquet"
+    pq.write_table(pa.table({"vector": fixed}), files["pyarrow-split-v1"], use_dictionary=False,
+                   use_byte_stream_split=True, compression="none", data_page_size=4096)
+    files["pyarrow-split-v2-dict"] = tmp_path / "s2.parquet"
+    pq.write_table(pa.table({"vector": plain}), files["pyarrow-split-v2-dict"],
+                   use_byte_stream_split=True, data_page_version="2.0", compression="zstd",
+                   dictionary_pagesize_limit=1024, row_group_size=900)
     files["polars"] = tmp_path / "c.parquet"
     pl.DataFrame({"vector": pl.Series(V)}).write_parquet(files["polars"], row_group_size=1000)
     files["duckdb"] = tmp_path / "d.parquet"
@@ -195,6 +204,30 @@ def test_hostile_files_are_typed_errors(tmp_path):
         hydron.load_parquet(written(pa.table({"id": [1, 2]}), "none.parquet"))
     with pytest.raises(FormatError):
         hydron.load_parquet(b"not parquet at all")
+
+
+@pytest.mark.parametrize("layout", [
+    {},
+    {"use_dictionary": False},
+    {"use_dictionary": False, "use_byte_stream_split": True},
+    {"use_dictionary": False, "use_byte_stream_split": True, "data_page_version": "2.0",
+     "compression": "zstd"},
+])
+def test_a_bad_vector_in_a_pyarrow_file_is_named_in_every_page_layout(tmp_path, layout):
+    bad = V.copy()
+    bad[3210, 5] = np.nan
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"vector": pa.array(hydron.to_arrow(bad, policy="trusted"))}), path,
+                   row_group_size=1000, data_page_size=2048, **layout)
+    with pytest.raises(InvalidVectorError, match="vector 3210: coordinate 5 is NaN") as e:
+        hydron.load_parquet(path)
+    assert (e.value.index, e.value.coordinate) == (3210, 5)
+    bad[3210] = V[3210] * 2
+    pq.write_table(pa.table({"vector": pa.array(hydron.to_arrow(bad, policy="trusted"))}), path,
+                   row_group_size=1000, data_page_size=2048, **layout)
+    with pytest.raises(InvalidVectorError, match="vector 3210") as e:
+        hydron.load_parquet(path)
+    assert same(hydron.load_parquet(path, policy="trusted"), bad)
 
 
 def footer_of_empty_schema_elements(count: int) -> bytes:

@@ -1,15 +1,18 @@
 //! The fast path for the layout every common writer uses for vectors: a
-//! `LIST` of `FLOAT` whose rows all hold 8 values, none null, in `PLAIN`
-//! or dictionary-encoded data pages (v1 or v2) with `RLE` levels. The
-//! parquet crate's pages (decompressed, with their checksums checked) are
-//! read directly: the repetition levels are checked to be
-//! `0, 1, 1, 1, 1, 1, 1, 1` per row and the definition levels to be all at
-//! the maximum (no nulls) without building level buffers, and the floats
-//! (for a dictionary page, gathered from the dictionary by their indices)
-//! are copied into the output and checked by the policy in one pass, with
-//! no Arrow array in between. pyarrow writes dictionary pages by default
-//! (the first pages of a column chunk, until the dictionary outgrows its
-//! limit), so this is what keeps its files on the fast path.
+//! `LIST` of `FLOAT` whose rows all hold 8 values, none null, in `PLAIN`,
+//! dictionary-encoded or `BYTE_STREAM_SPLIT` data pages (v1 or v2) with
+//! `RLE` levels. The parquet crate's pages (decompressed, with their
+//! checksums checked) are read directly: the repetition levels are checked
+//! to be `0, 1, 1, 1, 1, 1, 1, 1` per row and the definition levels to be
+//! all at the maximum (no nulls) without building level buffers, and the
+//! floats (for a dictionary page, gathered from the dictionary by their
+//! indices; for a split page, its four byte streams interleaved) are copied
+//! into the output and checked by the policy in one pass, with no Arrow
+//! array in between. pyarrow writes dictionary pages by default (the first
+//! pages of a column chunk, until the dictionary outgrows its limit), so
+//! this is what keeps its files on the fast path; split pages are what
+//! pyarrow's `use_byte_stream_split` (often chosen for floats, which it
+//! compresses better) writes.
 //!
 //! Anything else (another encoding, a null, a row of another length, a row
 //! split across pages, an index past the dictionary, a malformed level or
@@ -198,6 +201,10 @@ fn read_pages(
                 }
                 &gathered[..]
             }
+            Encoding::BYTE_STREAM_SPLIT if values.len() == 4 * count => {
+                unsplit(values, &mut gathered);
+                &gathered[..]
+            }
             _ => return Ok(Outcome::Unsupported),
         };
         hasher.update(values);
@@ -290,6 +297,81 @@ fn gather(data: &[u8], dictionary: &[u8], count: usize, out: &mut Vec<u8>) -> bo
         }
     }
     true
+}
+
+/// Fills `out` with the floats (little-endian bytes) of the
+/// `BYTE_STREAM_SPLIT` values `split`: four streams of `split.len() / 4`
+/// bytes, the first holding every value's lowest byte, and so on. `split`
+/// is the page's own (decompressed, within the page limit) values section,
+/// so `out` takes no more memory than the page proved.
+fn unsplit(split: &[u8], out: &mut Vec<u8>) {
+    let count = split.len() / 4;
+    let (b0, rest) = split.split_at(count);
+    let (b1, rest) = rest.split_at(count);
+    let (b2, b3) = rest.split_at(count);
+    // Every byte is written below: only a longer buffer is zeroed (its
+    // new part), not one reused from the previous page.
+    out.resize(4 * count, 0);
+    // Blocks of 16 values (on x86-64 by SSE2 unpacks, the baseline), then
+    // the tail one value at a time.
+    const BLOCK: usize = 16;
+    let blocks = count / BLOCK;
+    let (whole, tail) = out.split_at_mut(4 * BLOCK * blocks);
+    for (j, chunk) in whole
+        .as_chunks_mut::<{ 4 * BLOCK }>()
+        .0
+        .iter_mut()
+        .enumerate()
+    {
+        let at = j * BLOCK;
+        let streams = [b0, b1, b2, b3].map(|b| {
+            let block: &[u8; BLOCK] = b[at..at + BLOCK].try_into().expect("a whole block");
+            block
+        });
+        interleave_block(streams, chunk);
+    }
+    for (k, value) in tail.as_chunks_mut::<4>().0.iter_mut().enumerate() {
+        let i = BLOCK * blocks + k;
+        *value = [b0[i], b1[i], b2[i], b3[i]];
+    }
+}
+
+/// Sixteen values from their four byte streams.
+#[inline]
+fn interleave_block(streams: [&[u8; 16]; 4], out: &mut [u8; 64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{
+            __m128i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi8,
+            _mm_unpacklo_epi16, _mm_unpacklo_epi8,
+        };
+        // SAFETY: SSE2 is part of every x86-64 target; the loads read 16
+        // bytes from 16-byte arrays and the stores write 16-byte pieces of
+        // a 64-byte array, all unaligned.
+        unsafe {
+            let [s0, s1, s2, s3] = streams.map(|s| _mm_loadu_si128(s.as_ptr().cast::<__m128i>()));
+            // Byte pairs (byte 0, byte 1) and (byte 2, byte 3) of values 0-7
+            // and 8-15, then the pairs joined into values.
+            let (low01, high01) = (_mm_unpacklo_epi8(s0, s1), _mm_unpackhi_epi8(s0, s1));
+            let (low23, high23) = (_mm_unpacklo_epi8(s2, s3), _mm_unpackhi_epi8(s2, s3));
+            let values = [
+                _mm_unpacklo_epi16(low01, low23),
+                _mm_unpackhi_epi16(low01, low23),
+                _mm_unpacklo_epi16(high01, high23),
+                _mm_unpackhi_epi16(high01, high23),
+            ];
+            for (piece, v) in out.as_chunks_mut::<16>().0.iter_mut().zip(values) {
+                _mm_storeu_si128(piece.as_mut_ptr().cast::<__m128i>(), v);
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let [s0, s1, s2, s3] = streams;
+        for (k, value) in out.as_chunks_mut::<4>().0.iter_mut().enumerate() {
+            *value = [s0[k], s1[k], s2[k], s3[k]];
+        }
+    }
 }
 
 /// A v1 level section: a 4-byte little-endian length, then the levels.
@@ -570,6 +652,24 @@ mod tests {
         assert!(!gather(&[2, 0, 0], &dictionary, 8, &mut out));
         assert!(!gather(&[33], &dictionary, 8, &mut out));
         assert!(gather(&[], &dictionary, 0, &mut out));
+    }
+
+    #[test]
+    fn unsplit_interleaves_the_four_byte_streams() {
+        // Counts below, at and past whole blocks of 16.
+        for count in [0usize, 1, 7, 15, 16, 17, 33, 1000] {
+            let floats: Vec<f32> = (0..count).map(|i| i as f32 * -1.25e-3 + 0.5).collect();
+            let plain: Vec<u8> = floats.iter().flat_map(|x| x.to_le_bytes()).collect();
+            let mut split = vec![0u8; 4 * count];
+            for (i, bytes) in plain.as_chunks::<4>().0.iter().enumerate() {
+                for (b, &byte) in bytes.iter().enumerate() {
+                    split[b * count + i] = byte;
+                }
+            }
+            let mut out = vec![9u8; 3];
+            unsplit(&split, &mut out);
+            assert_eq!(out, plain, "{count}");
+        }
     }
 
     #[test]
