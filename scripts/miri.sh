@@ -28,6 +28,9 @@ miri() {
 # 1. Scalar kernels only (no `simd` feature).
 miri -p hydron-core --test miri
 miri -p hydron-codec --features fory --test miri
+# The Parquet fast path's SSE2 byte-stream-split interleave (the only
+# `unsafe` in the Parquet code): its unit test alone.
+miri -p hydron-codec --features parquet --lib parquet::fast::tests::unsplit
 
 # 2. With `simd`: under Miri, runtime CPU detection finds nothing, so the
 #    dispatch picks the portable (`wide`) backend.
