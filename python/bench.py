@@ -3,6 +3,7 @@ one run: every figure is a median of several runs, every comparison a ratio.
 
     python/.venv/bin/python python/bench.py              # 1,048,576 vectors
     python/.venv/bin/python python/bench.py --n 100000 --runs 3   # a smoke run
+    python/.venv/bin/python python/bench.py --n 1000 --per-call   # the fixed cost of a call
 
 Needs the extension built into the venv (bash python/run-tests.sh, or
 `maturin develop --release` in python/) and cargo: the Rust figures come
@@ -20,7 +21,7 @@ Compared:
   pyfory.deserialize of the same batch as one message (+ reshape) vs Rust's
   validated file::load;
 - normalize and validate vs the numpy one-liners;
-- the fixed cost of a call on one vector.
+- the fixed cost of a call on one vector (--per-call: only that).
 """
 
 from __future__ import annotations
@@ -92,16 +93,42 @@ def rust_baseline(n: int, path: str, runs: int) -> dict | None:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def fixed_costs(v: np.ndarray) -> None:
+    """The fixed cost of a call on one vector (and on 63, the most that keep
+    the GIL), against a Python no-op and numpy's own smallest calls."""
+    one = v[:1].copy()
+    vec = v[0].copy()
+    small = v[:63].copy()
+    message = hydron.encode_gf8(vec)
+    print("fixed cost of a call (median per call):")
+    for what, f in [("a Python no-op function", lambda: None),
+                    ("numpy: np.empty(1, uint8)", lambda: np.empty(1, np.uint8)),
+                    ("numpy: (1 x 8).copy()", lambda: one.copy()),
+                    ("hydron.nearest_roots(1 x 8)", lambda: hydron.nearest_roots(one)),
+                    ("hydron.nearest_roots(63 x 8)", lambda: hydron.nearest_roots(small)),
+                    ("hydron.normalize(1 x 8)", lambda: hydron.normalize(one)),
+                    ("hydron.validate(1 x 8)", lambda: hydron.validate(one)),
+                    ("hydron.dot(8, 8)", lambda: hydron.dot(vec, vec)),
+                    ("hydron.encode_gf8(8)", lambda: hydron.encode_gf8(vec)),
+                    ("hydron.decode_gf8(message)", lambda: hydron.decode_gf8(message)),
+                    ("numpy_nearest_roots(1 x 8)", lambda: numpy_nearest_roots(one))]:
+        print(f"  {what:30} {fmt(per_call(f))}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=1 << 20, help="vectors (default 1048576)")
     ap.add_argument("--runs", type=int, default=7, help="runs per median (default 7)")
+    ap.add_argument("--per-call", action="store_true", help="only the fixed cost of a call")
     args = ap.parse_args()
     n, runs = args.n, args.runs
 
     rng = np.random.default_rng(0)
     raw = rng.standard_normal((n, 8)).astype(np.float32)
     v = hydron.normalize(raw)
+    if args.per_call:
+        fixed_costs(v)
+        return
 
     stock = runpy.run_path(str(HERE / "examples" / "stock_pyfory.py"))
     fory = stock["make_fory"]()
@@ -166,18 +193,8 @@ def main() -> None:
             print(f"{what:28} {fmt(mine)} {fmt(rust[key])}  {mine / rust[key]:7.2f}x  "
                   f"{key} ({fmt(mine / n).strip()} vs {fmt(rust[key] / n).strip()})")
 
-    one = v[:1].copy()
-    vec = v[0].copy()
     print()
-    print("fixed cost of a call (one vector; median per call):")
-    for what, f in [("a Python no-op function", lambda: None),
-                    ("hydron.nearest_roots(1 x 8)", lambda: hydron.nearest_roots(one)),
-                    ("hydron.normalize(1 x 8)", lambda: hydron.normalize(one)),
-                    ("hydron.dot(8, 8)", lambda: hydron.dot(vec, vec)),
-                    ("hydron.encode_gf8(8)", lambda: hydron.encode_gf8(vec)),
-                    ("numpy_nearest_roots(1 x 8)", lambda: numpy_nearest_roots(one))]:
-        print(f"  {what:30} {fmt(per_call(f))}")
-
+    fixed_costs(v)
 
 if __name__ == "__main__":
     main()

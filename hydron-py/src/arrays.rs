@@ -44,7 +44,7 @@ impl Vectors<'_> {
     /// The vectors as `Gf8`, each checked (finite, unit norm or zero).
     pub fn gf8(&self, py: Python<'_>) -> PyResult<&[Gf8]> {
         let arrays = self.arrays();
-        py.detach(|| Gf8::slice_from_arrays(arrays))
+        crate::gil::run_on_vectors(py, arrays.len(), || Gf8::slice_from_arrays(arrays))
             .map_err(|e| batch_error(py, e))
     }
 }

@@ -9,7 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::arrays::{self, codes_out, data, gf8_out, Vectors};
-use crate::errors::{batch_error, codec_error, detached};
+use crate::errors::{batch_error, codec_error};
+use crate::gil;
 use crate::policy::parse_or_strict;
 
 /// The vectors to encode, checked (or renormalized) by `policy`.
@@ -20,8 +21,7 @@ pub fn prepared<'a>(
 ) -> PyResult<std::borrow::Cow<'a, [Gf8]>> {
     let arrays = input.arrays();
     match policy {
-        Policy::Strict => py
-            .detach(|| Gf8::slice_from_arrays(arrays))
+        Policy::Strict => gil::run_on_vectors(py, arrays.len(), || Gf8::slice_from_arrays(arrays))
             .map(std::borrow::Cow::Borrowed)
             .map_err(|e| batch_error(py, e)),
         Policy::Trusted => Ok(std::borrow::Cow::Borrowed(
@@ -29,7 +29,7 @@ pub fn prepared<'a>(
         )),
         _ => {
             let owned = arrays.to_vec();
-            py.detach(|| policy.apply(owned))
+            gil::run_on_vectors(py, owned.len(), || policy.apply(owned))
                 .map(std::borrow::Cow::Owned)
                 .map_err(|e| codec_error(py, e))
         }
@@ -46,7 +46,8 @@ pub fn encode_vectors<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let input = arrays::vectors(vectors, "vectors")?;
     let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
-    let bytes = detached(py, || encode(&gf8))?;
+    let bytes =
+        gil::run_on_vectors(py, gf8.len(), || encode(&gf8)).map_err(|e| codec_error(py, e))?;
     Ok(PyBytes::new(py, &bytes))
 }
 
@@ -57,7 +58,8 @@ fn decode_vectors<'py>(
     bytes: &[u8],
     decode: impl Send + FnOnce(&[u8]) -> Result<Vec<Gf8>, CodecError>,
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-    Ok(gf8_out(py, detached(py, || decode(bytes))?))
+    let out = gil::run(py, bytes.len(), || decode(bytes)).map_err(|e| codec_error(py, e))?;
+    Ok(gf8_out(py, out))
 }
 
 /// The fory ``Gf8Batch`` message of vectors (what Rust's
@@ -116,20 +118,18 @@ pub fn decode_batch<'py>(
     let policy = parse_or_strict(policy)?;
     let input = arrays::data(data)?;
     let bytes = input.as_slice();
-    let out = py
-        .detach(|| fory::decode_batch(bytes, policy))
-        .map_err(|e| {
-            let at = match &e {
-                CodecError::InvalidVector { index, .. } => vector_offset(bytes, *index),
-                _ => None,
-            };
-            let err = codec_error(py, e);
-            if let Some(at) = at {
-                // Best effort: the error is raised either way.
-                let _ = err.value(py).setattr("offset", at);
-            }
-            err
-        })?;
+    let out = gil::run(py, bytes.len(), || fory::decode_batch(bytes, policy)).map_err(|e| {
+        let at = match &e {
+            CodecError::InvalidVector { index, .. } => vector_offset(bytes, *index),
+            _ => None,
+        };
+        let err = codec_error(py, e);
+        if let Some(at) = at {
+            // Best effort: the error is raised either way.
+            let _ = err.value(py).setattr("offset", at);
+        }
+        err
+    })?;
     Ok(gf8_out(py, out))
 }
 
@@ -179,10 +179,11 @@ pub fn encode_codes<'py>(
     codes: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let codes = arrays::codes(codes, "codes")?;
-    let bytes = detached(py, || {
+    let bytes = gil::run(py, codes.len(), || {
         let roots: Vec<E8Root> = codes.iter().filter_map(|&c| E8Root::new(c).ok()).collect();
         fory::try_encode_codes(&roots)
-    })?;
+    })
+    .map_err(|e| codec_error(py, e))?;
     Ok(PyBytes::new(py, &bytes))
 }
 
@@ -195,7 +196,8 @@ pub fn decode_codes<'py>(
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let input = arrays::data(data)?;
     let bytes = input.as_slice();
-    let roots = detached(py, || fory::decode_codes(bytes))?;
+    let roots =
+        gil::run(py, bytes.len(), || fory::decode_codes(bytes)).map_err(|e| codec_error(py, e))?;
     Ok(codes_out(py, roots))
 }
 

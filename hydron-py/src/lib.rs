@@ -3,8 +3,8 @@
 //! Thin PyO3 bindings over hydron-core (the math) and hydron-codec (every
 //! format; Arrow through the PyCapsule interface, `capsule`). Each function
 //! converts its arguments (`arrays`: numpy in place, no copies where the
-//! layout allows), releases the GIL around the Rust
-//! call, and converts the result, or the error (`errors`: one Python class
+//! layout allows), releases the GIL around the Rust call unless its input
+//! is tiny (`gil`), and converts the result, or the error (`errors`: one Python class
 //! per Rust error kind, with the same fields), back. The Python-facing
 //! documentation is in `python/hydron/_hydron.pyi`.
 
@@ -14,6 +14,7 @@ mod capsule;
 mod codec;
 mod errors;
 mod file;
+mod gil;
 mod math;
 mod parquet;
 mod policy;

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 use crate::arrays::{self, codes_out, gf8_out, one_or_many, vectors, vectors_out, Vectors};
 use crate::errors::{batch_error, codec_error, gf8_error};
+use crate::gil;
 use crate::policy;
 
 /// Scale vectors onto the unit sphere.
@@ -54,15 +55,13 @@ pub fn normalize<'py>(
     let arrays = input.arrays();
     match policy.map(policy::parse).transpose()? {
         None => {
-            let out = py
-                .detach(|| batch::normalize(arrays))
+            let out = gil::run_on_vectors(py, arrays.len(), || batch::normalize(arrays))
                 .map_err(|e| batch_error(py, e))?;
             Ok(gf8_out(py, out))
         }
         Some(p) => {
             let owned = arrays.to_vec();
-            let out = py
-                .detach(|| p.apply(owned))
+            let out = gil::run_on_vectors(py, owned.len(), || p.apply(owned))
                 .map_err(|e| codec_error(py, e))?;
             Ok(gf8_out(py, out))
         }
@@ -95,7 +94,7 @@ pub fn normalize<'py>(
 pub fn validate(py: Python<'_>, vectors: &Bound<'_, PyAny>) -> PyResult<()> {
     let input = arrays::vectors(vectors, "vectors")?;
     let arrays = input.arrays();
-    py.detach(|| batch::validate(arrays))
+    gil::run_on_vectors(py, arrays.len(), || batch::validate(arrays))
         .map_err(|e| batch_error(py, e))
 }
 
@@ -138,18 +137,17 @@ pub fn nearest_roots<'py>(
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let input = arrays::vectors(vectors, "vectors")?;
     let arrays = input.arrays();
-    let codes = py
-        .detach(|| {
-            if trusted {
-                Ok(batch::nearest_roots(Gf8::slice_from_arrays_unchecked(
-                    arrays,
-                )))
-            } else {
-                // Checked in the same pass as the quantization.
-                batch::nearest_roots_checked(arrays)
-            }
-        })
-        .map_err(|e| batch_error(py, e))?;
+    let codes = gil::run_on_vectors(py, arrays.len(), || {
+        if trusted {
+            Ok(batch::nearest_roots(Gf8::slice_from_arrays_unchecked(
+                arrays,
+            )))
+        } else {
+            // Checked in the same pass as the quantization.
+            batch::nearest_roots_checked(arrays)
+        }
+    })
+    .map_err(|e| batch_error(py, e))?;
     Ok(codes_out(py, codes))
 }
 
@@ -180,7 +178,7 @@ pub fn codes_to_vectors<'py>(
     codes: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let codes = arrays::codes(codes, "codes")?;
-    let out: Vec<[f32; 8]> = py.detach(|| {
+    let out: Vec<[f32; 8]> = gil::run_on_vectors(py, codes.len(), || {
         // A zeroed output (huge pages when large), then filled.
         let mut out: Vec<[f32; 8]> = hydron_core::huge::zeroed_vec(codes.len());
         for (slot, &c) in out.iter_mut().zip(codes.iter()) {
@@ -222,13 +220,16 @@ pub fn nearest_lattice_points<'py>(
 ) -> PyResult<Bound<'py, PyArray2<i32>>> {
     let input = arrays::vectors(points, "points")?;
     let arrays = input.arrays();
-    let out = py
-        .detach(|| -> Result<Vec<i32>, hydron_core::BatchError> {
+    let out = gil::run_on_vectors(
+        py,
+        arrays.len(),
+        || -> Result<Vec<i32>, hydron_core::BatchError> {
             let mut points: Vec<E8Point> = hydron_core::huge::zeroed_vec(arrays.len());
             batch::nearest_lattice_points_into(arrays, &mut points)?;
             Ok(points.iter().flat_map(E8Point::doubled).collect())
-        })
-        .map_err(|e| batch_error(py, e))?;
+        },
+    )
+    .map_err(|e| batch_error(py, e))?;
     let n = out.len() / 8;
     let array =
         Array2::from_shape_vec((n, 8), out).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -335,7 +336,7 @@ pub fn dot<'py>(
     b: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     with_pair(py, a, b, |p| {
-        let out = py.detach(|| {
+        let out = gil::run_on_vectors(py, p.n, || {
             if p.a.len() == 1 && !p.scalar && p.a_single {
                 batch::dot_many(p.a[0], p.b)
             } else if p.b.len() == 1 && !p.scalar && p.b_single {
@@ -371,7 +372,9 @@ pub fn geodesic_distance<'py>(
     b: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     with_pair(py, a, b, |p| {
-        let out = py.detach(|| (0..p.n).map(|i| p.a(i).geodesic_distance(p.b(i))).collect());
+        let out = gil::run_on_vectors(py, p.n, || {
+            (0..p.n).map(|i| p.a(i).geodesic_distance(p.b(i))).collect()
+        });
         floats_out(py, p.scalar, out)
     })
 }
@@ -408,7 +411,9 @@ pub fn slerp<'py>(
         )));
     }
     with_pair(py, a, b, |p| {
-        let out: Vec<Gf8> = py.detach(|| (0..p.n).map(|i| p.a(i).slerp(p.b(i), t)).collect());
+        let out: Vec<Gf8> = gil::run_on_vectors(py, p.n, || {
+            (0..p.n).map(|i| p.a(i).slerp(p.b(i), t)).collect()
+        });
         let arr = gf8_out(py, out);
         if p.scalar {
             Ok(arr.call_method1("reshape", (8,))?)
