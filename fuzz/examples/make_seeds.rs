@@ -282,24 +282,16 @@ fn main() {
             .set_encoding(Encoding::BYTE_STREAM_SPLIT)
             .build()
     };
-    write(
-        &d,
-        "list_split_v1.parquet",
-        &foreign(
-            "vector",
-            list_rows(&rows_of(&v)),
-            split(WriterVersion::PARQUET_1_0),
-        ),
-    );
-    write(
-        &d,
-        "list_split_v2.parquet",
-        &foreign(
-            "vector",
-            list_rows(&rows_of(&v)),
-            split(WriterVersion::PARQUET_2_0),
-        ),
-    );
+    for (name, version) in [
+        ("list_split_v1.parquet", WriterVersion::PARQUET_1_0),
+        ("list_split_v2.parquet", WriterVersion::PARQUET_2_0),
+    ] {
+        write(
+            &d,
+            name,
+            &foreign("vector", list_rows(&rows_of(&v)), split(version)),
+        );
+    }
     let mut with_nulls = rows_of(&v[..6]);
     with_nulls[2] = None;
     with_nulls[4].as_mut().expect("a row")[5] = None;

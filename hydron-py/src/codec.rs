@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::arrays::{self, codes_out, data, gf8_out, Vectors};
-use crate::errors::{batch_error, codec_error};
+use crate::errors::{batch_error, codec_error, detached_unless_tiny};
 use crate::gil;
 use crate::policy::parse_or_strict;
 
@@ -46,8 +46,7 @@ pub fn encode_vectors<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let input = arrays::vectors(vectors, "vectors")?;
     let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
-    let bytes =
-        gil::run_on_vectors(py, gf8.len(), || encode(&gf8)).map_err(|e| codec_error(py, e))?;
+    let bytes = detached_unless_tiny(py, std::mem::size_of_val(&*gf8), || encode(&gf8))?;
     Ok(PyBytes::new(py, &bytes))
 }
 
@@ -58,8 +57,10 @@ fn decode_vectors<'py>(
     bytes: &[u8],
     decode: impl Send + FnOnce(&[u8]) -> Result<Vec<Gf8>, CodecError>,
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-    let out = gil::run(py, bytes.len(), || decode(bytes)).map_err(|e| codec_error(py, e))?;
-    Ok(gf8_out(py, out))
+    Ok(gf8_out(
+        py,
+        detached_unless_tiny(py, bytes.len(), || decode(bytes))?,
+    ))
 }
 
 /// The fory ``Gf8Batch`` message of vectors (what Rust's
@@ -179,11 +180,10 @@ pub fn encode_codes<'py>(
     codes: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let codes = arrays::codes(codes, "codes")?;
-    let bytes = gil::run(py, codes.len(), || {
+    let bytes = detached_unless_tiny(py, codes.len(), || {
         let roots: Vec<E8Root> = codes.iter().filter_map(|&c| E8Root::new(c).ok()).collect();
         fory::try_encode_codes(&roots)
-    })
-    .map_err(|e| codec_error(py, e))?;
+    })?;
     Ok(PyBytes::new(py, &bytes))
 }
 
@@ -196,8 +196,7 @@ pub fn decode_codes<'py>(
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let input = arrays::data(data)?;
     let bytes = input.as_slice();
-    let roots =
-        gil::run(py, bytes.len(), || fory::decode_codes(bytes)).map_err(|e| codec_error(py, e))?;
+    let roots = detached_unless_tiny(py, bytes.len(), || fory::decode_codes(bytes))?;
     Ok(codes_out(py, roots))
 }
 

@@ -166,6 +166,16 @@ where
     py.detach(f).map_err(|e| codec_error(py, e))
 }
 
+/// [`detached`] for a call on `input_bytes` bytes that touches no file:
+/// it keeps the GIL when the input is tiny ([`crate::gil::run`]).
+pub fn detached_unless_tiny<T, F>(py: Python<'_>, input_bytes: usize, f: F) -> PyResult<T>
+where
+    F: Send + FnOnce() -> Result<T, CodecError>,
+    T: Send,
+{
+    crate::gil::run(py, input_bytes, f).map_err(|e| codec_error(py, e))
+}
+
 /// An I/O error met while reading a Python file object.
 pub fn io_error_here(py: Python<'_>, e: std::io::Error) -> PyErr {
     codec_error(py, CodecError::Io(e))

@@ -317,22 +317,25 @@ fn unsplit(split: &[u8], out: &mut Vec<u8>) {
     const BLOCK: usize = 16;
     let blocks = count / BLOCK;
     let (whole, tail) = out.split_at_mut(4 * BLOCK * blocks);
+    let [c0, c1, c2, c3] = [b0, b1, b2, b3].map(|b| b.as_chunks::<BLOCK>().0);
     for (j, chunk) in whole
         .as_chunks_mut::<{ 4 * BLOCK }>()
         .0
         .iter_mut()
         .enumerate()
     {
-        let at = j * BLOCK;
-        let streams = [b0, b1, b2, b3].map(|b| {
-            let block: &[u8; BLOCK] = b[at..at + BLOCK].try_into().expect("a whole block");
-            block
-        });
-        interleave_block(streams, chunk);
+        interleave_block([&c0[j], &c1[j], &c2[j], &c3[j]], chunk);
     }
-    for (k, value) in tail.as_chunks_mut::<4>().0.iter_mut().enumerate() {
-        let i = BLOCK * blocks + k;
-        *value = [b0[i], b1[i], b2[i], b3[i]];
+    let done = BLOCK * blocks;
+    interleave([&b0[done..], &b1[done..], &b2[done..], &b3[done..]], tail);
+}
+
+/// `out.len() / 4` values from the first bytes of their four streams,
+/// one value at a time.
+fn interleave(streams: [&[u8]; 4], out: &mut [u8]) {
+    let [s0, s1, s2, s3] = streams;
+    for (k, value) in out.as_chunks_mut::<4>().0.iter_mut().enumerate() {
+        *value = [s0[k], s1[k], s2[k], s3[k]];
     }
 }
 
@@ -366,12 +369,7 @@ fn interleave_block(streams: [&[u8; 16]; 4], out: &mut [u8; 64]) {
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    {
-        let [s0, s1, s2, s3] = streams;
-        for (k, value) in out.as_chunks_mut::<4>().0.iter_mut().enumerate() {
-            *value = [s0[k], s1[k], s2[k], s3[k]];
-        }
-    }
+    interleave(streams.map(|s| &s[..]), out);
 }
 
 /// A v1 level section: a 4-byte little-endian length, then the levels.
