@@ -1,18 +1,21 @@
 //! numpy arrays in and out, and the rules for what is accepted.
 //!
 //! Vectors come in as `(N, 8)` float32 numpy arrays (native byte order).
-//! A C-contiguous one is read in place as `&[[f32; 8]]` (no copy); a
-//! strided float32 one is copied once, which is lossless. Anything else is
-//! refused with a `TypeError` (wrong type or dtype) or `ValueError` (wrong
-//! shape) that says what was expected and what came: hydron never rounds
-//! float64 to float32 behind the caller's back. Results are new, owned,
-//! writable arrays built from Rust vectors without a copy.
+//! A C-contiguous, aligned one is read in place as `&[[f32; 8]]` (no
+//! copy). Any other float32 layout (strided, Fortran order, unaligned, or
+//! strides that are not a whole number of floats, as in a field of a packed
+//! structured array) is first copied by numpy itself into a new C-ordered
+//! array, which is lossless and exact for every layout numpy can describe.
+//! Anything else is refused with a `TypeError` (wrong type or dtype) or
+//! `ValueError` (wrong shape) that says what was expected and what came:
+//! hydron never rounds float64 to float32 behind the caller's back. Results
+//! are new, owned, writable arrays built from Rust vectors without a copy.
 
 use hydron_core::{BatchError, E8Root, Gf8};
 use numpy::ndarray::Array2;
 use numpy::{
-    dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1,
-    PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
+    dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2,
+    PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -20,24 +23,25 @@ use pyo3::types::{PyByteArray, PyBytes};
 
 use crate::errors::batch_error;
 
-/// Vectors read from a numpy array: borrowed in place, or a copy of a
-/// strided array.
+/// Vectors read from a numpy array: the caller's array itself when its
+/// memory is already C-ordered and aligned float32, else numpy's C-ordered
+/// copy of it; a single `(8,)` vector is copied out.
 pub enum Vectors<'py> {
-    /// A C-contiguous array, read in place.
-    Borrowed(PyReadonlyArray2<'py, f32>),
-    /// A copy of a non-contiguous array.
-    Owned(Vec<[f32; 8]>),
+    /// A C-contiguous, aligned `(N, 8)` float32 array (`as_slice`
+    /// succeeds on it).
+    Array(PyReadonlyArray2<'py, f32>),
+    /// One vector, copied.
+    One([[f32; 8]; 1]),
 }
 
-impl Vectors<'_> {
+impl<'py> Vectors<'py> {
     /// The vectors as arrays of 8 coordinates.
     pub fn arrays(&self) -> &[[f32; 8]] {
         match self {
-            Vectors::Borrowed(a) => {
-                // `vectors` checked the array is C-contiguous with 8 columns.
-                a.as_slice().map_or(&[], |s| bytemuck::cast_slice(s))
-            }
-            Vectors::Owned(v) => v,
+            // `vectors` only builds an `Array` on an array with 8 columns
+            // whose `as_slice` succeeds (C-contiguous, aligned).
+            Vectors::Array(array) => array.as_slice().map_or(&[], |s| bytemuck::cast_slice(s)),
+            Vectors::One(one) => one,
         }
     }
 
@@ -46,6 +50,14 @@ impl Vectors<'_> {
         let arrays = self.arrays();
         crate::gil::run_on_vectors(py, arrays.len(), || Gf8::slice_from_arrays(arrays))
             .map_err(|e| batch_error(py, e))
+    }
+
+    /// The numpy array whose memory [`Vectors::arrays`] borrows, if any.
+    pub fn array(&self) -> Option<&Bound<'py, PyArray2<f32>>> {
+        match self {
+            Vectors::Array(array) => Some(array),
+            Vectors::One(_) => None,
+        }
     }
 }
 
@@ -102,20 +114,29 @@ pub fn vectors<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vectors<'py
             shape_text(shape)
         )));
     }
-    // C order only: `as_slice` also accepts Fortran order, whose memory
-    // order is not row by row.
-    let c_order = arr.is_c_contiguous();
-    let arr = arr.cast::<PyArray2<f32>>()?.try_readonly()?;
-    if c_order && arr.as_slice().is_ok() {
-        return Ok(Vectors::Borrowed(arr));
+    let arr = arr.cast::<PyArray2<f32>>()?;
+    // In place only when the memory is row after row of aligned floats
+    // (`as_slice` also accepts Fortran order and checks alignment, not the
+    // order). Every other layout is copied by numpy, not by a strided view:
+    // rust-numpy's views divide each stride by 4 and assume alignment, so
+    // a stride of 33 bytes (a packed structured array's field) would read
+    // the wrong floats.
+    if arr.is_c_contiguous() {
+        let array = arr.try_readonly()?;
+        if array.as_slice().is_ok() {
+            return Ok(Vectors::Array(array));
+        }
     }
-    let copy: Vec<[f32; 8]> = arr
-        .as_array()
-        .rows()
-        .into_iter()
-        .map(|row| std::array::from_fn(|i| row[i]))
-        .collect();
-    Ok(Vectors::Owned(copy))
+    let copy = arr
+        .call_method1("copy", ("C",))?
+        .cast_into::<PyArray2<f32>>()?;
+    let array = copy.try_readonly()?;
+    if array.as_slice().is_err() {
+        return Err(PyValueError::new_err(format!(
+            "{what}: numpy's C-ordered copy of the array is not contiguous and aligned"
+        )));
+    }
+    Ok(Vectors::Array(array))
 }
 
 /// A vector or vectors: a `(8,)` array is one vector (`single` is true),
@@ -123,9 +144,19 @@ pub fn vectors<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vectors<'py
 pub fn one_or_many<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<(Vectors<'py>, bool)> {
     let arr = float32_array(obj, what)?;
     if arr.shape() == [8] {
-        let arr: PyReadonlyArray1<f32> = arr.cast::<PyArray1<f32>>()?.try_readonly()?;
-        let v = arr.as_array();
-        return Ok((Vectors::Owned(vec![std::array::from_fn(|i| v[i])]), true));
+        let arr = arr.cast::<PyArray1<f32>>()?;
+        // In place when contiguous and aligned, else from numpy's copy
+        // (see `vectors` for why not from a strided view).
+        if let Some(one) = first_vector(arr)? {
+            return Ok((Vectors::One([one]), true));
+        }
+        let copy = arr.call_method0("copy")?.cast_into::<PyArray1<f32>>()?;
+        return match first_vector(&copy)? {
+            Some(one) => Ok((Vectors::One([one]), true)),
+            None => Err(PyValueError::new_err(format!(
+                "{what}: numpy's copy of the vector is not contiguous and aligned"
+            ))),
+        };
     }
     if arr.shape().len() != 2 {
         return Err(PyValueError::new_err(format!(
@@ -134,6 +165,16 @@ pub fn one_or_many<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<(Vector
         )));
     }
     Ok((vectors(obj, what)?, false))
+}
+
+/// The 8 floats of a `(8,)` array when its memory is contiguous and
+/// aligned, else `None`.
+fn first_vector(arr: &Bound<'_, PyArray1<f32>>) -> PyResult<Option<[f32; 8]>> {
+    Ok(arr
+        .try_readonly()?
+        .as_slice()
+        .ok()
+        .and_then(|s| s.try_into().ok()))
 }
 
 /// One vector of shape `(8,)`, as its coordinates.

@@ -28,16 +28,11 @@ use crate::policy::parse_or_strict;
 /// memory. `AssertUnwindSafe`: the owner is never touched, only dropped.
 struct NumpyOwner(#[allow(dead_code)] AssertUnwindSafe<Py<PyAny>>);
 
-/// The floats of the vectors as an Arrow buffer: the numpy array's own
-/// memory when it was read in place (kept alive by the buffer), else the
-/// copy's allocation. `policy` is applied first: `Renormalize` makes a
-/// new allocation when it changes anything.
-fn float_buffer(
-    py: Python<'_>,
-    source: &Bound<'_, PyAny>,
-    input: Vectors<'_>,
-    policy: Policy,
-) -> PyResult<ScalarBuffer<f32>> {
+/// The floats of the vectors as an Arrow buffer: the memory of the numpy
+/// array they were read from (the caller's own, or numpy's C-ordered copy
+/// of a strided one), kept alive by the buffer. `policy` is applied first:
+/// `Renormalize` makes a new allocation when it changes anything.
+fn float_buffer(py: Python<'_>, input: Vectors<'_>, policy: Policy) -> PyResult<ScalarBuffer<f32>> {
     let arrays = input.arrays();
     let (start, n) = (arrays.as_ptr(), arrays.len());
     match policy {
@@ -53,20 +48,19 @@ fn float_buffer(
             return Ok(owned_floats(Gf8::vec_into_arrays(units)));
         }
     }
-    match input {
-        Vectors::Owned(copy) => Ok(owned_floats(copy)),
-        Vectors::Borrowed(_) => {
-            let ptr = NonNull::new(start.cast_mut().cast::<u8>()).unwrap_or(NonNull::dangling());
-            let owner = Arc::new(NumpyOwner(AssertUnwindSafe(source.clone().unbind())));
-            // SAFETY: `ptr` is the start of the C-contiguous float32 data of
-            // the numpy array `source`, read in place by `arrays::vectors`
-            // (`n` vectors, 32 bytes each), and `owner` holds a reference to
-            // that array, so the memory stays allocated for as long as the
-            // buffer lives.
-            let buffer = unsafe { Buffer::from_custom_allocation(ptr, 32 * n, owner) };
-            Ok(ScalarBuffer::new(buffer, 0, 8 * n))
-        }
-    }
+    let Some(array) = input.array() else {
+        return Ok(owned_floats(arrays.to_vec()));
+    };
+    let ptr = NonNull::new(start.cast_mut().cast::<u8>()).unwrap_or(NonNull::dangling());
+    let owner = Arc::new(NumpyOwner(AssertUnwindSafe(
+        array.clone().into_any().unbind(),
+    )));
+    // SAFETY: `ptr` is the start of the C-contiguous, aligned float32 data
+    // of the numpy array `input.array()` (`n` vectors, 32 bytes each), and
+    // `owner` holds a reference to that array, so the memory stays
+    // allocated for as long as the buffer lives.
+    let buffer = unsafe { Buffer::from_custom_allocation(ptr, 32 * n, owner) };
+    Ok(ScalarBuffer::new(buffer, 0, 8 * n))
 }
 
 fn owned_floats(arrays: Vec<[f32; 8]>) -> ScalarBuffer<f32> {
@@ -83,7 +77,7 @@ fn vector_array(
 ) -> PyResult<FixedSizeListArray> {
     let policy = parse_or_strict(policy)?;
     let input = arrays::vectors(vectors, "vectors")?;
-    let floats = float_buffer(py, vectors, input, policy)?;
+    let floats = float_buffer(py, input, policy)?;
     let DataType::FixedSizeList(item, 8) = harrow::vector_data_type() else {
         unreachable!("hydron's vector type is a fixed-size list of 8");
     };
@@ -102,8 +96,8 @@ fn vector_array(
 /// (``__arrow_c_array__``, ``__arrow_c_schema__``), so every Arrow library
 /// takes it without a copy: ``pyarrow.array(a)``, ``polars.Series(a)``,
 /// ``nanoarrow.Array(a)``. Like ``pyarrow.array(ndarray)`` it shares memory
-/// with ``vectors`` (a C-contiguous float32 array; other layouts are
-/// copied): do not modify ``vectors`` while the Arrow data is in use.
+/// with ``vectors`` (a C-contiguous, aligned float32 array; other layouts
+/// are copied): do not modify ``vectors`` while the Arrow data is in use.
 ///
 /// Parameters
 /// ----------

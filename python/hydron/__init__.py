@@ -16,8 +16,9 @@ native module ``hydron._hydron``; this package re-exports it and adds the
 >>> bool((hydron.decode_batch(msg) == v).all())
 True
 
-Vectors are ``(N, 8)`` float32 numpy arrays: C-contiguous ones are read in
-place, strided float32 ones are copied (lossless), any other dtype is a
+Vectors are ``(N, 8)`` float32 numpy arrays: C-contiguous, aligned ones are
+read in place, float32 arrays in any other layout (strided, unaligned, a
+structured array's field) are copied by numpy first (lossless), any other dtype is a
 ``TypeError`` and any other shape a ``ValueError``. Every result is a new,
 writable array. Formats: ``docs/format.md`` in the repository.
 """

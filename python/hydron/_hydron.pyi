@@ -576,8 +576,8 @@ def to_arrow(vectors: _F32, *, policy: str | None = None) -> ArrowArray:
     (``__arrow_c_array__``, ``__arrow_c_schema__``), so every Arrow library
     takes it without a copy: ``pyarrow.array(a)``, ``polars.Series(a)``,
     ``nanoarrow.Array(a)``. Like ``pyarrow.array(ndarray)`` it shares memory
-    with ``vectors`` (a C-contiguous float32 array; other layouts are
-    copied): do not modify ``vectors`` while the Arrow data is in use.
+    with ``vectors`` (a C-contiguous, aligned float32 array; other layouts
+    are copied): do not modify ``vectors`` while the Arrow data is in use.
 
     Parameters
     ----------

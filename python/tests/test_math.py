@@ -296,6 +296,89 @@ def test_non_contiguous_and_read_only_input(name):
     assert (bits(ro) == bits(before)).all()
 
 
+def _field(v: np.ndarray, pad: str) -> np.ndarray:
+    """``v`` as the vector field of a structured array whose rows start
+    with a ``pad`` field: a packed ``u1`` gives 33-byte rows (unaligned
+    floats), ``u4`` gives 36-byte rows."""
+    s = np.zeros(len(v), dtype=np.dtype([("tag", pad), ("v", "<f4", (8,))]))
+    s["v"] = v
+    return s["v"]
+
+
+def _unaligned(v: np.ndarray) -> np.ndarray:
+    """A C-contiguous float32 copy of ``v`` one byte off alignment."""
+    buf = bytearray(v.nbytes + 1)
+    out = np.frombuffer(memoryview(buf)[1:], dtype=np.float32).reshape(v.shape)
+    out[...] = v
+    return out
+
+
+def _column_strided(v: np.ndarray) -> np.ndarray:
+    wide = np.zeros((len(v), 16), np.float32)
+    wide[:, ::2] = v
+    return wide[:, ::2]
+
+
+# Every way numpy can lay out float32 vectors: each must read the vectors
+# the array shows, never the bytes at the wrong offsets.
+LAYOUTS = {
+    "packed struct field (33-byte rows, unaligned)": lambda v: _field(v, "u1"),
+    "struct field (36-byte rows)": lambda v: _field(v, "<u4"),
+    "unaligned C order": _unaligned,
+    "reversed rows": lambda v: np.ascontiguousarray(v[::-1])[::-1],
+    "every other column": _column_strided,
+    "broadcast row (stride 0)": lambda v: np.broadcast_to(v[3], v.shape),
+    "byte strides (36, 4) over a buffer": lambda v: np.lib.stride_tricks.as_strided(
+        np.frombuffer(np.pad(np.ascontiguousarray(v), ((0, 0), (0, 1))).tobytes(),
+                      np.float32), shape=v.shape, strides=(36, 4)),
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("name", VECTOR_FUNCTIONS)
+def test_every_numpy_layout_reads_the_vectors_it_shows(name, layout):
+    f = VECTOR_FUNCTIONS[name]
+    v = LAYOUTS[layout](unit_vectors(13))
+    want = np.ascontiguousarray(v)
+    assert (bits(v) == bits(want)).all()  # numpy sees the same vectors
+    got, same = f(v), f(want)
+    if isinstance(same, np.ndarray):
+        assert got.dtype == same.dtype and got.shape == same.shape
+        assert (bits(got) == bits(same)).all() if got.dtype == np.float32 else \
+            (got == same).all()
+    else:
+        assert got == same
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_numpy_layout_of_one_vector(layout):
+    v = unit_vectors(13)
+    one = LAYOUTS[layout](v)[5]
+    want = np.ascontiguousarray(one)
+    assert (bits(one) == bits(want)).all()
+    assert hydron.encode_gf8(one) == hydron.encode_gf8(want)
+    assert (hydron.dot(one, v) == hydron.dot(want, v)).all()
+    assert hydron.geodesic_distance(v, one).tolist() == \
+        hydron.geodesic_distance(v, want).tolist()
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_numpy_layout_saves_and_exports_the_vectors_it_shows(layout, tmp_path):
+    import pyarrow as pa
+
+    v = LAYOUTS[layout](unit_vectors(13))
+    want = np.ascontiguousarray(v)
+    for fmt in ("fory", "jsonl", "parquet"):
+        path = tmp_path / f"v.{fmt}"
+        hydron.save(path, v, format=fmt)
+        assert (bits(hydron.load(path)) == bits(want)).all(), fmt
+    with hydron.FileWriter(tmp_path / "w.hyd") as w:
+        w.write(v)
+    assert (bits(hydron.load(tmp_path / "w.hyd")) == bits(want)).all()
+    col = pa.array(hydron.to_arrow(v))
+    assert (bits(col.flatten().to_numpy().reshape(-1, 8)) == bits(want)).all()
+
+
 @pytest.mark.parametrize("name", VECTOR_FUNCTIONS)
 def test_zero_rows(name):
     f = VECTOR_FUNCTIONS[name]
