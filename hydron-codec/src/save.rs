@@ -29,7 +29,8 @@ pub(crate) struct SaveTarget {
     temp: Option<PathBuf>,
     /// The path as given, for errors.
     target: PathBuf,
-    /// The path replaced on `commit`: `target` with links resolved.
+    /// The path replaced on `commit`: `target` made absolute, with links
+    /// resolved.
     dest: PathBuf,
     durable: bool,
 }
@@ -41,7 +42,13 @@ impl SaveTarget {
     pub(crate) fn create(path: &Path, durable: bool) -> Result<(SaveTarget, File), CodecError> {
         let target = path.to_path_buf();
         let io_err = |e| in_file(&target, CodecError::Io(e));
-        let (dest, meta) = resolve(&target).map_err(io_err)?;
+        // Absolute from the start: a writer lives on while the process may
+        // change its directory, and the rename (or the removal of the
+        // temporary file) must still find the file it created. Where there
+        // is no current directory to resolve against (WASI), the path is
+        // used as given.
+        let absolute = std::path::absolute(&target).unwrap_or_else(|_| target.clone());
+        let (dest, meta) = resolve(&absolute).map_err(io_err)?;
         let (file, temp) = match meta {
             None => create_temp(&dest).map(|(f, t)| (f, Some(t))),
             Some(meta) => match Destination::of(&meta) {

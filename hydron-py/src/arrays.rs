@@ -67,7 +67,7 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .map_or_else(|_| "?".to_string(), |n| n.to_string())
 }
 
-fn shape_text(shape: &[usize]) -> String {
+pub fn shape_text(shape: &[usize]) -> String {
     match shape {
         [n] => format!("({n},)"),
         _ => format!(
@@ -273,9 +273,17 @@ pub fn codes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
             arr.dtype()
         )));
     }
-    let wide = arr.call_method1("astype", ("int64",))?;
-    let wide = wide.cast::<PyArray1<i64>>()?.try_readonly()?;
-    let wide = wide.as_array();
+    // Unsigned codes as uint64 and signed ones as int64, so that no value
+    // wraps around before it is checked (2**64 - 1 is not -1).
+    let wide: Vec<i128> = if kind == b'u' {
+        let wide = arr.call_method1("astype", ("uint64",))?;
+        let wide = wide.cast::<PyArray1<u64>>()?.to_vec()?;
+        wide.into_iter().map(i128::from).collect()
+    } else {
+        let wide = arr.call_method1("astype", ("int64",))?;
+        let wide = wide.cast::<PyArray1<i64>>()?.to_vec()?;
+        wide.into_iter().map(i128::from).collect()
+    };
     let mut out = Vec::with_capacity(wide.len());
     for (i, &c) in wide.iter().enumerate() {
         match u8::try_from(c) {

@@ -211,18 +211,28 @@ fn columns(
                 })?,
                 None => find(&schema).map_err(|e| codec_error(py, e))?,
             };
-            let picked = chunks
-                .iter()
-                .map(|chunk| {
-                    chunk
-                        .as_any()
-                        .downcast_ref::<StructArray>()
-                        .map(|s| s.column(index).clone())
-                        .ok_or_else(|| {
-                            PyTypeError::new_err("a chunk of a struct stream is not a struct")
-                        })
-                })
-                .collect::<PyResult<Vec<_>>>()?;
+            let mut picked = Vec::with_capacity(chunks.len());
+            let mut first_row = 0u64;
+            for chunk in &chunks {
+                let Some(s) = chunk.as_any().downcast_ref::<StructArray>() else {
+                    return Err(PyTypeError::new_err(
+                        "a chunk of a struct stream is not a struct",
+                    ));
+                };
+                // A null struct row is a null vector, whatever its child
+                // holds at that row (pyarrow leaves the child's slot as
+                // it was: zeros, or any vector).
+                if let Some(row) = s.nulls().and_then(|n| n.iter().position(|valid| !valid)) {
+                    let row = first_row + row as u64;
+                    let error = CodecError::NullValue {
+                        row,
+                        coordinate: None,
+                    };
+                    return Err(codec_error(py, error));
+                }
+                picked.push(s.column(index).clone());
+                first_row += s.len() as u64;
+            }
             (picked, schema.field(index).name().clone())
         }
         _ => (chunks, field.name().clone()),

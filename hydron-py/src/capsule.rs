@@ -10,11 +10,12 @@
 //! schema, and hydron does: its data has one layout.
 
 use std::ffi::{c_char, CStr};
+use std::panic::AssertUnwindSafe;
 
 use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{make_array, Array, ArrayRef, RecordBatch, RecordBatchIterator};
-use arrow_schema::{ArrowError, Field, FieldRef, SchemaRef};
+use arrow_schema::{ArrowError, DataType, Field, FieldRef, SchemaRef};
 use hydron_codec::CodecError;
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
@@ -243,8 +244,80 @@ fn import_array(
     let field = Field::try_from(schema).map_err(|e| arrow_error(py, e))?;
     // SAFETY: `array` and `schema` come from the same `__arrow_c_array__`
     // call, as the interface pairs them.
-    let data = unsafe { from_ffi(array, schema) }.map_err(|e| arrow_error(py, e))?;
-    Ok((make_array(data), field))
+    let array = checked_import(py, array, field.data_type(), |array| {
+        unsafe { from_ffi(array, schema) }.map(make_array)
+    })?;
+    Ok((array, field))
+}
+
+/// The array arrow-rs imports from `array` with `import`, or an error.
+/// A producer can hand over data that is not what it declared (a stream
+/// whose batches do not match its schema, which pyarrow's
+/// `RecordBatchReader.from_batches` does not check). The buffers and
+/// children are counted against the declared type first, for the types
+/// hydron reads; arrow-rs asserts (panics) rather than errs on some other
+/// mismatches (and on null child pointers), and such a panic is caught. Either is a `FormatError`
+/// naming the declared type.
+fn checked_import(
+    py: Python<'_>,
+    array: FFI_ArrowArray,
+    declared: &DataType,
+    import: impl FnOnce(FFI_ArrowArray) -> Result<ArrayRef, ArrowError>,
+) -> PyResult<ArrayRef> {
+    let mismatch = |why: String| {
+        interface_error(
+            py,
+            format!("the Arrow data does not match its declared type {declared}: {why}"),
+        )
+    };
+    let checked = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        layout_matches(&array, declared, "the array")?;
+        Ok(import(array))
+    }));
+    match checked {
+        Ok(Ok(Ok(array))) => Ok(array),
+        Ok(Ok(Err(e))) => Err(arrow_error(py, e)),
+        Ok(Err(why)) => Err(mismatch(why)),
+        Err(panic) => Err(mismatch(
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".into()),
+        )),
+    }
+}
+
+/// Checks that `array` has as many buffers and children as `declared`
+/// needs, and so on down its children, for the types hydron reads
+/// (structs, lists and fixed-size lists, and fixed-width numbers); other
+/// types are left to arrow-rs. `at` names the level, for the message.
+fn layout_matches(array: &FFI_ArrowArray, declared: &DataType, at: &str) -> Result<(), String> {
+    let children: Vec<&DataType> = match declared {
+        DataType::Struct(fields) => fields.iter().map(|f| f.data_type()).collect(),
+        DataType::FixedSizeList(item, _) | DataType::List(item) | DataType::LargeList(item) => {
+            vec![item.data_type()]
+        }
+        t if t.is_primitive() => Vec::new(),
+        _ => return Ok(()),
+    };
+    let buffers = match declared {
+        DataType::Struct(_) | DataType::FixedSizeList(..) => 1, // validity
+        DataType::List(_) | DataType::LargeList(_) => 2,        // validity, offsets
+        _ => 2,                                                 // validity, values
+    };
+    if array.num_buffers() != buffers || array.num_children() != children.len() {
+        return Err(format!(
+            "{at} has {} buffers and {} children, where {declared} has {buffers} and {}",
+            array.num_buffers(),
+            array.num_children(),
+            children.len()
+        ));
+    }
+    for (i, child) in children.into_iter().enumerate() {
+        layout_matches(array.child(i), child, &format!("child {i} of {at}"))?;
+    }
+    Ok(())
 }
 
 /// Every array of an `arrow_array_stream` capsule (a stream of arrays of
@@ -286,10 +359,12 @@ fn import_stream(
         if array.is_released() {
             return Ok((chunks, field));
         }
-        // SAFETY: every array of a stream has the stream's type.
-        let data = unsafe { from_ffi_and_data_type(array, field.data_type().clone()) }
-            .map_err(|e| arrow_error(py, e))?;
-        chunks.push(make_array(data));
+        let declared = field.data_type();
+        // SAFETY: every array of a stream has the stream's type (a
+        // producer that breaks this is caught where arrow-rs checks).
+        chunks.push(checked_import(py, array, declared, |array| {
+            unsafe { from_ffi_and_data_type(array, declared.clone()) }.map(make_array)
+        })?);
     }
 }
 

@@ -198,6 +198,10 @@ pub fn input_too_large(py: Python<'_>, limit: u64) -> PyErr {
 /// A codec error as the matching `hydron.errors` exception; a file's path
 /// stays in the message (and in `OSError.filename`).
 pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
+    if let Some(raised) = python_error_in(&e) {
+        // A Python file object's own exception: raised as it was.
+        return raised.clone_ref(py);
+    }
     let message = e.to_string();
     let (inner, path) = match e {
         CodecError::InFile { path, error } => (*error, Some(path)),
@@ -346,6 +350,22 @@ fn corrupt(
     )
 }
 
+/// The Python exception a file object raised, if that is what `e` is
+/// (carried in an I/O error by [`crate::stream::PythonError`]).
+fn python_error_in(e: &CodecError) -> Option<&PyErr> {
+    let io = match e {
+        CodecError::Io(io) => io,
+        CodecError::InFile { error, .. } => match error.as_ref() {
+            CodecError::Io(io) => io,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    io.get_ref()?
+        .downcast_ref::<crate::stream::PythonError>()
+        .map(|carried| &carried.0)
+}
+
 /// The error for a `FileWriter` used after `finish`, `abort` or an error.
 pub fn closed(py: Python<'_>, path: &std::path::Path) -> PyErr {
     raise(
@@ -353,6 +373,20 @@ pub fn closed(py: Python<'_>, path: &std::path::Path) -> PyErr {
         "HydronError",
         format!(
             "{}: the writer is closed (finished, aborted, or spent by an earlier error)",
+            path.display()
+        ),
+        &[],
+    )
+}
+
+/// The error for a `FileWriter` whose earlier write or finish failed
+/// (`why`): nothing was saved to `path`.
+pub fn failed_writer(py: Python<'_>, path: &std::path::Path, why: &str) -> PyErr {
+    raise(
+        py,
+        "HydronError",
+        format!(
+            "{}: nothing was saved: an earlier write failed ({why})",
             path.display()
         ),
         &[],

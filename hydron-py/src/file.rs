@@ -4,7 +4,8 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use hydron_codec::file::{self, FileOptions, FileReader};
 use hydron_codec::Policy;
@@ -12,6 +13,7 @@ use hydron_core::Gf8;
 use numpy::PyArray2;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
 use pyo3::types::PyBytes;
 
 use crate::arrays::{self, gf8_out};
@@ -302,9 +304,11 @@ impl ChunkIter {
     }
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray2<f32>>>> {
+        // Waits for another thread's `__next__` without holding the GIL
+        // (that thread holds the lock while it has released the GIL).
         let mut guard = self
             .source
-            .lock()
+            .lock_py_attached(py)
             .map_err(|_| PyValueError::new_err("the chunk iterator was poisoned"))?;
         let out = match guard.as_mut() {
             None => return Ok(None),
@@ -369,7 +373,11 @@ pub fn iter_chunks(
 /// renames it over ``path``. After an error, :meth:`abort`, or without
 /// :meth:`finish`, the temporary file is removed and ``path`` is left as
 /// it was. As a context manager it finishes on a normal exit and aborts on
-/// an exception. Vectors are checked by ``policy`` as they are written.
+/// an exception; a normal exit after a write failed inside the block (its
+/// error caught) raises ``HydronError``, since nothing was saved. Vectors
+/// are checked by ``policy`` as they are written. ``path`` is made
+/// absolute when the writer is created. One writer may be shared by
+/// threads: calls take turns.
 ///
 /// Examples
 /// --------
@@ -382,15 +390,53 @@ pub fn iter_chunks(
 /// (4, 8)
 #[pyclass(module = "hydron._hydron")]
 pub struct FileWriter {
-    writer: Mutex<Option<file::FileWriter>>,
+    state: Mutex<WriterState>,
     policy: Policy,
     path: PathBuf,
-    written: Mutex<u64>,
+    written: AtomicU64,
+}
+
+/// Where a [`FileWriter`] is in its life.
+enum WriterState {
+    /// Writing to its temporary file.
+    Open(file::FileWriter),
+    /// `finish` renamed the file over the target.
+    Finished,
+    /// Aborted or closed: the temporary file is gone.
+    Aborted,
+    /// A write or the finish failed (the message): nothing was saved.
+    Failed(String),
 }
 
 impl FileWriter {
-    fn take(&self) -> Option<file::FileWriter> {
-        self.writer.lock().ok().and_then(|mut w| w.take())
+    /// The state, locked without holding the GIL while waiting for it (a
+    /// thread inside `write` holds the lock while it has released the
+    /// GIL, so waiting with the GIL held would deadlock).
+    fn state(&self, py: Python<'_>) -> PyResult<MutexGuard<'_, WriterState>> {
+        self.state
+            .lock_py_attached(py)
+            .map_err(|_| PyValueError::new_err("the writer was poisoned"))
+    }
+
+    /// Takes the open writer and leaves `next`; `None` (and the state
+    /// unchanged) when it is not open.
+    fn take(&self, py: Python<'_>, next: WriterState) -> PyResult<Option<file::FileWriter>> {
+        let mut guard = self.state(py)?;
+        if !matches!(*guard, WriterState::Open(_)) {
+            return Ok(None);
+        }
+        match std::mem::replace(&mut *guard, next) {
+            WriterState::Open(writer) => Ok(Some(writer)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The error for a call on a writer that is not open.
+    fn not_open(&self, py: Python<'_>, state: &WriterState) -> PyErr {
+        match state {
+            WriterState::Failed(why) => crate::errors::failed_writer(py, &self.path, why),
+            _ => crate::errors::closed(py, &self.path),
+        }
     }
 }
 
@@ -410,17 +456,17 @@ impl FileWriter {
         let policy = parse_or_strict(policy)?;
         let writer = detached(py, || file::FileWriter::create(&path, format, options))?;
         Ok(FileWriter {
-            writer: Mutex::new(Some(writer)),
+            state: Mutex::new(WriterState::Open(writer)),
             policy,
             path,
-            written: Mutex::new(0),
+            written: AtomicU64::new(0),
         })
     }
 
     /// How many vectors have been written.
     #[getter]
     fn vectors(&self) -> u64 {
-        self.written.lock().map_or(0, |n| *n)
+        self.written.load(Ordering::Relaxed)
     }
 
     /// The target path.
@@ -430,47 +476,56 @@ impl FileWriter {
     }
 
     /// Write (N, 8) vectors; chunks are cut at the chunk size whatever
-    /// the sizes of the calls. After an error the writer is spent.
+    /// the sizes of the calls. Input refused by its checks (dtype, shape,
+    /// policy) writes nothing and leaves the writer open; an error while
+    /// writing spends it.
     fn write(&self, py: Python<'_>, vectors: &Bound<'_, PyAny>) -> PyResult<()> {
-        let result = (|| -> PyResult<()> {
-            let input = arrays::vectors(vectors, "vectors")?;
-            let gf8 = prepared(py, &input, self.policy)?;
-            let mut guard = self
-                .writer
-                .lock()
-                .map_err(|_| PyValueError::new_err("the writer was poisoned"))?;
-            let Some(writer) = guard.as_mut() else {
-                return Err(crate::errors::closed(py, &self.path));
-            };
-            detached(py, || writer.write(&gf8))?;
-            if let Ok(mut n) = self.written.lock() {
-                *n = writer.vectors();
+        let input = arrays::vectors(vectors, "vectors")?;
+        let gf8 = prepared(py, &input, self.policy)?;
+        let mut guard = self.state(py)?;
+        let WriterState::Open(writer) = &mut *guard else {
+            return Err(self.not_open(py, &guard));
+        };
+        match detached(py, || writer.write(&gf8)) {
+            Ok(()) => {
+                self.written.store(writer.vectors(), Ordering::Relaxed);
+                Ok(())
             }
-            Ok(())
-        })();
-        if result.is_err() {
-            drop(self.take());
+            Err(e) => {
+                // Dropping the writer removes its temporary file.
+                *guard = WriterState::Failed(e.to_string());
+                Err(e)
+            }
         }
-        result
     }
 
     /// Complete the file and rename it over the target.
     fn finish(&self, py: Python<'_>) -> PyResult<()> {
-        let Some(writer) = self.take() else {
-            return Err(crate::errors::closed(py, &self.path));
+        let Some(writer) = self.take(py, WriterState::Finished)? else {
+            let guard = self.state(py)?;
+            return Err(self.not_open(py, &guard));
         };
-        detached(py, || writer.finish())
+        detached(py, || writer.finish()).inspect_err(|e| {
+            if let Ok(mut guard) = self.state(py) {
+                *guard = WriterState::Failed(e.to_string());
+            }
+        })
     }
 
     /// Remove the temporary file; the target is left as it was.
-    fn abort(&self) {
-        drop(self.take());
+    fn abort(&self, py: Python<'_>) -> PyResult<()> {
+        let mut guard = self.state(py)?;
+        if !matches!(*guard, WriterState::Finished) {
+            // Dropping an open writer removes its temporary file.
+            *guard = WriterState::Aborted;
+        }
+        Ok(())
     }
 
     /// Abort unless finished: the same as :meth:`abort` (for code that
     /// closes writers in a ``finally``).
-    fn close(&self) {
-        self.abort();
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.abort(py)
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -485,19 +540,23 @@ impl FileWriter {
         _exc: Option<&Bound<'_, PyAny>>,
         _tb: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        match exc_type {
-            Some(t) if !t.is_none() => {
-                self.abort();
-                Ok(())
+        if exc_type.is_some_and(|t| !t.is_none()) {
+            return self.abort(py);
+        }
+        let open = {
+            let guard = self.state(py)?;
+            match &*guard {
+                WriterState::Open(_) => true,
+                WriterState::Finished | WriterState::Aborted => false,
+                // A write failed inside the block and the error was caught:
+                // leaving quietly would lose the vectors without a word.
+                failed @ WriterState::Failed(_) => return Err(self.not_open(py, failed)),
             }
-            _ => {
-                let open = self.writer.lock().map(|w| w.is_some()).unwrap_or(false);
-                if open {
-                    self.finish(py)
-                } else {
-                    Ok(())
-                }
-            }
+        };
+        if open {
+            self.finish(py)
+        } else {
+            Ok(())
         }
     }
 }

@@ -5,7 +5,8 @@
 use hydron_core::{batch, E8Point, Gf8, E8_ROOTS};
 use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2};
-use pyo3::exceptions::PyValueError;
+use numpy::{PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::arrays::{self, codes_out, gf8_out, one_or_many, vectors, vectors_out, Vectors};
@@ -461,24 +462,66 @@ pub fn spherical_mean<'py>(
     let mean = match weights {
         None => py.detach(|| Gf8::spherical_mean(gf8)),
         Some(w) => {
-            let w: Vec<f32> = w.extract().or_else(|_| {
-                w.call_method1("astype", ("float32",))?
-                    .call_method0("tolist")?
-                    .extract()
-            })?;
-            if w.len() != gf8.len() {
-                return Err(PyValueError::new_err(format!(
-                    "weights: expected one weight per point ({}), got {}",
-                    gf8.len(),
-                    w.len()
-                )));
-            }
+            let w = float32_weights(w, gf8.len())?;
             let pairs: Vec<(Gf8, f32)> = gf8.iter().copied().zip(w).collect();
             py.detach(|| Gf8::weighted_spherical_mean(&pairs))
         }
     }
     .map_err(|e| gf8_error(py, e))?;
     vectors_out(py, vec![mean.to_array()]).call_method1("reshape", (8,))
+}
+
+/// The weights of `spherical_mean`: one real number per point, as the
+/// float32 the mean is computed in. Weights that float32 cannot hold
+/// (beyond its range, or so small they would round to zero or lose
+/// precision as subnormals) are first all scaled by one power of two,
+/// which is exact and leaves the mean unchanged; negative and non-finite
+/// weights pass unscaled, for the error that names them.
+fn float32_weights(w: &Bound<'_, PyAny>, points: usize) -> PyResult<Vec<f32>> {
+    let py = w.py();
+    let arr = py.import("numpy")?.getattr("asarray")?.call1((w,))?;
+    let arr = arr.cast::<PyUntypedArray>()?;
+    if arr.ndim() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "weights: expected one weight per point, shape ({points},), got shape {}",
+            arrays::shape_text(arr.shape())
+        )));
+    }
+    if !matches!(arr.dtype().kind(), b'f' | b'i' | b'u' | b'b') {
+        return Err(PyTypeError::new_err(format!(
+            "weights: expected real numbers, got dtype {}",
+            arr.dtype()
+        )));
+    }
+    let wide = arr.call_method1("astype", ("float64",))?;
+    let wide: Vec<f64> = wide.cast::<PyArray1<f64>>()?.to_vec()?;
+    if wide.len() != points {
+        return Err(PyValueError::new_err(format!(
+            "weights: expected one weight per point ({points}), got {}",
+            wide.len()
+        )));
+    }
+    let usable = |w: f64| w.is_finite() && w > 0.0;
+    let narrow_loses = |w: f64| !(f64::from(f32::MIN_POSITIVE)..=f64::from(f32::MAX)).contains(&w);
+    let scale = match wide.iter().copied().filter(|&w| usable(w)).reduce(f64::max) {
+        // 2^-e with 2^e ≤ max < 2^(e+1): the largest weight lands in [1, 2).
+        // In two factors, since 2^1074 (for a subnormal max) overflows.
+        Some(max) if wide.iter().any(|&w| usable(w) && narrow_loses(w)) => {
+            let k = -max.log2().floor() as i32;
+            2f64.powi(k / 2) * 2f64.powi(k - k / 2)
+        }
+        _ => 1.0,
+    };
+    Ok(wide
+        .into_iter()
+        .map(|w| {
+            if usable(w) {
+                (w * scale) as f32
+            } else {
+                w as f32
+            }
+        })
+        .collect())
 }
 
 /// The 240 unit E8 roots in code order, as a new (240, 8) array

@@ -14,6 +14,7 @@ use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
+use pyo3::sync::MutexExt;
 use pyo3::types::{PyBytes, PyString};
 
 use crate::arrays::{self, codes_out, gf8_out};
@@ -246,6 +247,7 @@ pub fn load_codes_parquet<'py>(
 #[pyclass(module = "hydron._hydron")]
 pub struct ParquetChunkIter {
     reader: Mutex<Option<ParquetReader>>,
+    claimed_vectors: u64,
 }
 
 #[pymethods]
@@ -255,9 +257,11 @@ impl ParquetChunkIter {
     }
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray2<f32>>>> {
+        // Waits for another thread's `__next__` without holding the GIL
+        // (that thread holds the lock while it has released the GIL).
         let mut guard = self
             .reader
-            .lock()
+            .lock_py_attached(py)
             .map_err(|_| PyValueError::new_err("the Parquet iterator was poisoned"))?;
         let Some(reader) = guard.as_mut() else {
             return Ok(None);
@@ -280,11 +284,7 @@ impl ParquetChunkIter {
     /// row group as it is read).
     #[getter]
     fn claimed_vectors(&self) -> u64 {
-        self.reader
-            .lock()
-            .ok()
-            .and_then(|r| r.as_ref().map(ParquetReader::claimed_vectors))
-            .unwrap_or(0)
+        self.claimed_vectors
     }
 }
 
@@ -311,6 +311,7 @@ pub fn iter_parquet(
     let policy = parse_or_strict(policy)?;
     let reader = open(py, source, column, Some(policy))?;
     Ok(ParquetChunkIter {
+        claimed_vectors: reader.claimed_vectors(),
         reader: Mutex::new(Some(reader)),
     })
 }

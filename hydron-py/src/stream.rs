@@ -8,7 +8,9 @@
 
 use std::io::{self, BufReader, Cursor, Read};
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use crate::arrays;
 use crate::errors;
@@ -51,6 +53,13 @@ impl Read for PyReader {
                     "the file object is non-blocking and has no data ready",
                 ));
             }
+            if data.is_instance_of::<PyString>() {
+                let e = PyTypeError::new_err(format!(
+                    "the file object's {}() returned str: open the file in binary mode ('rb')",
+                    self.method
+                ));
+                return Err(python_io_error(py, e));
+            }
             let data = arrays::data(&data).map_err(|e| python_io_error(py, e))?;
             let data = data.as_slice();
             if data.len() > buf.len() {
@@ -67,19 +76,33 @@ impl Read for PyReader {
     }
 }
 
+/// A Python exception raised by a file object's `read`, carried through
+/// Rust's I/O errors so that it is raised again as it was
+/// ([`crate::errors::codec_error`] takes it back out): an interrupt stays
+/// a `KeyboardInterrupt`, an `OSError` keeps its errno.
+#[derive(Debug)]
+pub struct PythonError(pub PyErr);
+
+impl std::fmt::Display for PythonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for PythonError {}
+
 /// A Python exception raised by a file object's `read`, as an I/O error
-/// with its text (an `OSError` keeps its errno).
+/// that carries it (of the errno's kind for an `OSError`).
 fn python_io_error(py: Python<'_>, e: PyErr) -> io::Error {
     let errno = e
         .value(py)
         .getattr("errno")
         .ok()
         .and_then(|n| n.extract::<i32>().ok());
-    let text = e.to_string();
-    match errno {
-        Some(code) => io::Error::new(io::Error::from_raw_os_error(code).kind(), text),
-        None => io::Error::other(text),
-    }
+    let kind = errno.map_or(io::ErrorKind::Other, |code| {
+        io::Error::from_raw_os_error(code).kind()
+    });
+    io::Error::new(kind, PythonError(e))
 }
 
 /// A file object's stream: the first bytes, already read to tell the form,

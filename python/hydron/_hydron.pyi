@@ -479,7 +479,11 @@ class FileWriter:
     renames it over ``path``. After an error, :meth:`abort`, or without
     :meth:`finish`, the temporary file is removed and ``path`` is left as
     it was. As a context manager it finishes on a normal exit and aborts on
-    an exception. Vectors are checked by ``policy`` as they are written.
+    an exception; a normal exit after a write failed inside the block (its
+    error caught) raises ``HydronError``, since nothing was saved. Vectors
+    are checked by ``policy`` as they are written. ``path`` is made
+    absolute when the writer is created. One writer may be shared by
+    threads: calls take turns.
 
     Examples
     --------
@@ -503,7 +507,9 @@ class FileWriter:
         """The target path."""
     def write(self, vectors: _F32) -> None:
         """Write (N, 8) vectors; chunks are cut at the chunk size whatever
-        the sizes of the calls. After an error the writer is spent."""
+        the sizes of the calls. Input refused by its checks (dtype, shape,
+        policy) writes nothing and leaves the writer open; an error while
+        writing spends it."""
     def finish(self) -> None:
         """Complete the file and rename it over the target."""
     def abort(self) -> None:

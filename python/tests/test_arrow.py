@@ -170,6 +170,46 @@ def test_from_arrow_picks_the_column():
         hydron.from_arrow(pa.table({"id": [1, 2]}))
 
 
+def test_a_stream_whose_batches_break_its_schema_is_an_error_not_a_panic():
+    vectors = pa.array(hydron.to_arrow(V))
+    schema = pa.schema({"vector": vectors.type})
+    liars = [pa.array([1, 2, 3]),                                    # no children
+             # Valid vectors in another layout: a list whose offsets start
+             # at 8, which read as a fixed-size list would be V[0:3], not V[1:4].
+             pa.ListArray.from_arrays(pa.array([8, 16, 24, 32], pa.int32()),
+                                      pa.array(V[:4].ravel())),
+             pa.array(np.ones(12, np.float32)),                      # flat floats
+             pa.FixedSizeListArray.from_arrays(pa.array(np.ones(12, np.float32)), 4)]
+
+    for liar in liars:
+        def batches(liar=liar):
+            yield pa.record_batch({"vector": vectors})
+            yield pa.record_batch({"vector": liar})
+
+        reader = pa.RecordBatchReader.from_batches(schema, batches())
+        with pytest.raises(FormatError, match="does not match its declared type"):
+            hydron.from_arrow(reader)
+
+
+def test_a_null_struct_row_is_a_null_vector():
+    rows = [V[0].tolist(), V[1].tolist(), V[2].tolist()]
+    struct = pa.struct([("vector", pa.list_(pa.float32(), 8))])
+    with pytest.raises(InvalidVectorError, match="row 1: the row is null") as e:
+        hydron.from_arrow(pa.array([{"vector": rows[0]}, None, {"vector": rows[2]}], struct))
+    assert e.value.index == 1
+    # The child still holds a valid vector under the null: it must not show.
+    masked = pa.StructArray.from_arrays([pa.array(hydron.to_arrow(V[:3]))], names=["vector"],
+                                        mask=pa.array([False, False, True]))
+    with pytest.raises(InvalidVectorError, match="row 2: the row is null"):
+        hydron.from_arrow(masked)
+    # Rows counted across chunks, as a chunked struct column.
+    with pytest.raises(InvalidVectorError, match="row 5: the row is null") as e:
+        hydron.from_arrow(pa.chunked_array([pa.array([{"vector": r} for r in rows], masked.type),
+                                            masked]))
+    assert e.value.index == 5
+    assert same(hydron.from_arrow(masked.slice(0, 2)), V[:2])
+
+
 def test_bad_arrow_data_names_the_row():
     rows = V[:5].tolist()
     short = rows[:3] + [rows[3][:7]] + rows[4:]

@@ -83,6 +83,130 @@ def test_failed_or_abandoned_save_leaves_the_old_file(tmp_path):
         w.write(unit_vectors(1))
 
 
+def test_a_refused_write_leaves_the_writer_open(tmp_path):
+    path = tmp_path / "w.hyd"
+    bad = unit_vectors(5)
+    bad[3] *= 2
+    with hydron.FileWriter(path) as w:
+        w.write(unit_vectors(100))
+        for refused, error in [(unit_vectors(5).astype(np.float64), TypeError),
+                               (np.zeros((5, 7), np.float32), ValueError),
+                               (bad, InvalidVectorError)]:
+            with pytest.raises(error):
+                w.write(refused)
+        w.write(unit_vectors(3))
+    assert (bits(hydron.load(path)) ==
+            bits(np.concatenate([unit_vectors(100), unit_vectors(3)]))).all()
+
+
+def test_leaving_a_with_block_after_a_failed_write_raises(tmp_path):
+    path = tmp_path / "w.jsonl"
+    hydron.save(path, THREE, "jsonl")
+    old = path.read_bytes()
+    inf = unit_vectors(4)
+    inf[1, 2] = np.inf
+    with pytest.raises(HydronError, match="nothing was saved: an earlier write failed"):
+        with hydron.FileWriter(path, "jsonl", policy="trusted") as w:
+            w.write(unit_vectors(10))
+            # The text form refuses it while writing (vectors are counted
+            # across writes): the writer is spent.
+            with pytest.raises(InvalidVectorError, match="vector 11: coordinate 2 is infinite"):
+                w.write(inf)
+    assert path.read_bytes() == old
+    assert os.listdir(tmp_path) == [path.name]
+    with pytest.raises(HydronError, match="earlier write failed"):
+        w.write(unit_vectors(1))
+    w.abort()                  # handled: a later exit is quiet
+    w.__exit__(None)
+
+
+def test_a_writer_keeps_its_directory_when_the_process_changes_its_own(tmp_path, monkeypatch):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    w = hydron.FileWriter("out.hyd")
+    w.write(unit_vectors(7))
+    monkeypatch.chdir(tmp_path / "b")
+    w.finish()
+    assert (bits(hydron.load(tmp_path / "a" / "out.hyd")) == bits(unit_vectors(7))).all()
+    assert os.listdir(tmp_path / "a") == ["out.hyd"] and os.listdir(tmp_path / "b") == []
+    monkeypatch.chdir(tmp_path / "a")
+    w = hydron.FileWriter("gone.hyd")
+    monkeypatch.chdir(tmp_path / "b")
+    w.abort()                  # removes its temporary file in a/, not b/
+    assert os.listdir(tmp_path / "a") == ["out.hyd"]
+
+
+SHARED_BY_THREADS = """
+import sys, threading, numpy as np, hydron
+path, parquet = sys.argv[1], sys.argv[2]
+v = np.tile(hydron.E8_ROOTS, (20, 1))
+w = hydron.FileWriter(path + ".hyd", durable=False, chunk_vectors=1000)
+ts = [threading.Thread(target=lambda: [w.write(v) for _ in range(50)]) for _ in range(2)]
+[t.start() for t in ts]; [t.join() for t in ts]
+w.finish()
+hydron.save_parquet(parquet, hydron.load(path + ".hyd"), row_group_vectors=1000)
+counts = []
+for it in (hydron.iter_chunks(path + ".hyd"), hydron.iter_parquet(parquet)):
+    got = []
+    ts = [threading.Thread(target=lambda: got.extend(len(c) for c in it)) for _ in range(2)]
+    [t.start() for t in ts]; [t.join() for t in ts]
+    counts.append(sum(got))
+w2 = hydron.FileWriter(path + ".2.hyd", durable=False)
+closer = threading.Thread(target=w2.close)
+writer = threading.Thread(target=lambda: [w2.write(v) for _ in range(3)])
+writer.start(); closer.start(); writer.join(); closer.join()
+print(w.vectors, *counts)
+"""
+
+
+def test_writers_and_iterators_shared_by_threads_take_turns(tmp_path):
+    """Two threads on one FileWriter, chunk iterator or Parquet iterator:
+    each call waits for the other without holding the GIL (it deadlocked
+    when a thread held the object's lock while it had released the GIL).
+    In a subprocess with a timeout, so that a deadlock fails the test."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", SHARED_BY_THREADS, str(tmp_path / "t"),
+                           str(tmp_path / "t.parquet")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    n = 2 * 50 * 240 * 20
+    assert done.stdout.split() == [str(n)] * 3
+
+
+class _Raising(io.RawIOBase):
+    """A binary file object whose read raises ``error`` after the head."""
+
+    def __init__(self, head: bytes, error: BaseException):
+        self.head, self.error = head, error
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        if self.head:
+            n = min(len(b), len(self.head))
+            b[:n], self.head = self.head[:n], self.head[n:]
+            return n
+        raise self.error
+
+
+def test_a_file_objects_own_exception_is_raised_as_it_was(tmp_path):
+    data = hydron.dumps(unit_vectors(5000))
+    for error in [KeyboardInterrupt(), OSError(5, "Input/output error"), ValueError("mine")]:
+        for read in (hydron.load, lambda f: list(hydron.iter_chunks(f))):
+            with pytest.raises(type(error)) as e:
+                read(_Raising(data[:1000], error))
+            assert e.value is error or e.value.args == error.args
+            if isinstance(error, OSError):
+                assert e.value.errno == 5
+    text = tmp_path / "v.jsonl"
+    hydron.save(text, THREE, "jsonl")
+    with open(text) as f, pytest.raises(TypeError, match=r"open the file in binary mode \('rb'\)"):
+        hydron.load(f)
+
+
 def test_text_form_refuses_non_finite_even_when_trusted():
     v = unit_vectors(3)
     v[1, 4] = np.inf

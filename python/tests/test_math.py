@@ -235,6 +235,43 @@ def test_spherical_mean():
     assert e.value.index == 5
 
 
+def test_weights_keep_their_ratios_beyond_float32s_range():
+    p = hydron.E8_ROOTS[[0, 1]]
+    want = hydron.spherical_mean(p, [1, 3])
+    # Scaled by powers of two, which is exact: the same mean, bit for bit.
+    for scale in (2.0 ** -160, 2.0 ** -140, 2.0 ** 200, 2.0 ** 1000):
+        got = hydron.spherical_mean(p, np.array([1, 3], np.float64) * scale)
+        assert (bits(got) == bits(want)).all(), scale
+    assert (bits(hydron.spherical_mean(p, [1e-50, 1e-50])) ==
+            bits(hydron.spherical_mean(p, [1, 1]))).all()
+    assert (bits(hydron.spherical_mean(p, [0, 1e300])) == bits(p[1])).all()
+    with pytest.raises(InvalidVectorError, match="weight 1 is inf"):
+        hydron.spherical_mean(p, [1, np.inf])
+    with pytest.raises(InvalidVectorError, match="weight 0 is -1"):
+        hydron.spherical_mean(p, [-1, 1e300])
+
+
+@pytest.mark.parametrize("bad, error, text", [
+    (1.0, ValueError, r"shape \(2,\), got shape \(\)"),
+    ([[1, 2]], ValueError, r"got shape \(1, 2\)"),
+    (np.array(["1", "2"]), TypeError, "expected real numbers, got dtype <U1"),
+    ([1, 2j], TypeError, "expected real numbers, got dtype complex128"),
+    ([1, 2, 3], ValueError, r"one weight per point \(2\), got 3"),
+])
+def test_weights_that_are_not_one_real_number_per_point(bad, error, text):
+    with pytest.raises(error, match=text):
+        hydron.spherical_mean(hydron.E8_ROOTS[[0, 1]], bad)
+
+
+def test_codes_out_of_range_are_named_without_wrapping():
+    for codes, shown in [(np.array([3, 2**64 - 1], np.uint64), 2**64 - 1),
+                         (np.array([3, -1], np.int64), -1),
+                         (np.array([3, 240], np.uint16), 240)]:
+        with pytest.raises(InvalidVectorError, match=f"E8 root code {shown} is out of range") as e:
+            hydron.codes_to_vectors(codes)
+        assert e.value.index == 1 and e.value.code == shown
+
+
 # ------------------------------------------------------------------ bad input, every function
 
 ONE = unit_vectors(1)[0]
