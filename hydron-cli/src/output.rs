@@ -153,7 +153,6 @@ pub struct Sink {
 
 /// An output completely written and flushed, not yet in place.
 pub struct Done {
-    target: PathBuf,
     temp: Option<TempFile>,
     size: u64,
 }
@@ -170,8 +169,9 @@ impl Done {
     /// output).
     pub fn commit(self) -> Result<(), CliError> {
         if let Some(temp) = self.temp {
-            temp.commit(&self.target)?;
-            sync_dir(&self.target);
+            let dest = temp.target().to_path_buf();
+            temp.commit()?;
+            sync_dir(&dest);
         }
         Ok(())
     }
@@ -179,49 +179,67 @@ impl Done {
 
 /// How an output path is written.
 enum Route {
-    /// Through a temporary file renamed over it.
-    Replace,
+    /// Through a temporary file renamed over this path: the output path
+    /// with its symbolic links followed, so that a link keeps pointing at
+    /// the file it named, which is what changes.
+    Replace(PathBuf),
     /// Directly, opened for writing (`-` opens nothing).
     Direct,
 }
 
+/// Symbolic links followed at most (as Linux's `MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
+
 /// Decides how `path` is written: `-` and anything that is not a regular
 /// file (after following symbolic links) directly; a regular file or a
-/// new path through a temporary file. A symbolic link under `/dev` or
-/// `/proc` (`/dev/stdout`, `/proc/self/fd/1`) is written directly even
-/// when it leads to a regular file: it names an open file, not a place.
+/// new path through a temporary file next to the file the links lead to.
+/// A link that leads through `/dev` or `/proc` (`/dev/stdout`,
+/// `/proc/self/fd/1`) is written directly even when it ends at a regular
+/// file: it names an open file, not a place. A path ending in `/` names a
+/// directory and is refused.
 fn route(path: &Path) -> Result<Route, CliError> {
     if path.as_os_str() == "-" {
         return Ok(Route::Direct);
     }
-    let link = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Route::Replace),
-        Err(e) => return Err(CliError::io(path, &e)),
-    };
-    let meta = if link.file_type().is_symlink() {
-        if path.starts_with("/dev") || path.starts_with("/proc") {
+    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err(CliError::new(
+            Class::Io,
+            format!("{}: names a directory, not a file", path.display()),
+        ));
+    }
+    let mut at = path.to_path_buf();
+    for _ in 0..=MAX_LINKS {
+        let meta = match std::fs::symlink_metadata(&at) {
+            Ok(m) => m,
+            // A new file, or a dangling link's missing target.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Route::Replace(at)),
+            Err(e) => return Err(CliError::io(path, &e)),
+        };
+        if meta.file_type().is_symlink() {
+            if at.starts_with("/dev") || at.starts_with("/proc") {
+                return Ok(Route::Direct);
+            }
+            let link = std::fs::read_link(&at).map_err(|e| CliError::io(path, &e))?;
+            // A relative link is relative to the link's directory.
+            at = temp::dir_of(&at).join(link);
+        } else if meta.is_dir() {
+            return Err(CliError::new(
+                Class::Io,
+                format!("{}: is a directory", path.display()),
+            ));
+        } else if meta.is_file() {
+            return Ok(Route::Replace(at));
+        } else {
             return Ok(Route::Direct);
         }
-        match std::fs::metadata(path) {
-            Ok(m) => m,
-            // A dangling link: replaced by the new file.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Route::Replace),
-            Err(e) => return Err(CliError::io(path, &e)),
-        }
-    } else {
-        link
-    };
-    if meta.is_dir() {
-        Err(CliError::new(
-            Class::Io,
-            format!("{}: is a directory", path.display()),
-        ))
-    } else if meta.is_file() {
-        Ok(Route::Replace)
-    } else {
-        Ok(Route::Direct)
     }
+    Err(CliError::new(
+        Class::Io,
+        format!(
+            "{}: more than {MAX_LINKS} symbolic links to follow",
+            path.display()
+        ),
+    ))
 }
 
 /// A handle on standard output if `file` is the same file (`/dev/stdout`,
@@ -246,8 +264,8 @@ impl Sink {
     /// Starts writing `path` in `format`, laid out as `layout` says.
     pub fn create(path: &Path, format: OutFormat, layout: Layout) -> Result<Sink, CliError> {
         let (file, place) = match route(path)? {
-            Route::Replace => {
-                let (temp, file) = TempFile::create(path)?;
+            Route::Replace(dest) => {
+                let (temp, file) = TempFile::create(&dest)?;
                 (file, Place::Temp(temp))
             }
             Route::Direct if path.as_os_str() == "-" => {
@@ -488,7 +506,6 @@ impl Sink {
             Place::Direct { .. } => None,
         };
         Ok(Done {
-            target,
             temp,
             size: out.bytes,
         })
@@ -650,10 +667,30 @@ mod tests {
         assert!(matches!(route(Path::new("-")), Ok(Route::Direct)));
         assert!(matches!(route(Path::new("/dev/null")), Ok(Route::Direct)));
         assert!(matches!(route(Path::new("/dev/stdout")), Ok(Route::Direct)));
-        assert!(matches!(route(&dir.path().join("new")), Ok(Route::Replace)));
+        let new = dir.path().join("new");
+        assert!(matches!(route(&new), Ok(Route::Replace(p)) if p == new));
         let file = dir.path().join("old");
         std::fs::write(&file, b"x").unwrap();
-        assert!(matches!(route(&file), Ok(Route::Replace)));
+        assert!(matches!(route(&file), Ok(Route::Replace(p)) if p == file));
         assert!(route(dir.path()).is_err());
+        let slash = format!("{}/", dir.path().join("none").display());
+        assert!(route(Path::new(&slash)).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_lead_to_the_file_they_name_and_loops_stop() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.hyd");
+        symlink("real.hyd", dir.path().join("a")).unwrap(); // dangling, relative
+        symlink(dir.path().join("a"), dir.path().join("b")).unwrap();
+        assert!(matches!(route(&dir.path().join("b")), Ok(Route::Replace(p)) if p == real));
+        std::fs::write(&real, b"x").unwrap();
+        assert!(matches!(route(&dir.path().join("b")), Ok(Route::Replace(p)) if p == real));
+        symlink("/dev/stdout", dir.path().join("out")).unwrap();
+        assert!(matches!(route(&dir.path().join("out")), Ok(Route::Direct)));
+        symlink("loop", dir.path().join("loop")).unwrap();
+        assert!(route(&dir.path().join("loop")).is_err());
     }
 }

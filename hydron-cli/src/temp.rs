@@ -37,12 +37,16 @@ fn registry() -> MutexGuard<'static, Vec<PathBuf>> {
 pub struct TempFile {
     /// `None` once renamed.
     path: Option<PathBuf>,
+    /// The file it is renamed over.
+    target: PathBuf,
 }
 
 impl TempFile {
-    /// Creates a new empty hidden file in `target`'s directory, with the
-    /// permissions a new file normally gets (the umask applies); returns it
-    /// open for writing.
+    /// Creates a new empty hidden file in `target`'s directory, to be
+    /// renamed over `target`; returns it open for writing. It gets the
+    /// permissions of the regular file at `target` if there is one (a
+    /// replaced file keeps its mode), else those a new file normally gets
+    /// (the umask applies).
     pub fn create(target: &Path) -> Result<(TempFile, File), CliError> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let name = target.file_name().ok_or_else(|| {
@@ -78,7 +82,17 @@ impl TempFile {
             match options.open(&path) {
                 Ok(file) => {
                     list.push(path.clone());
-                    return Ok((TempFile { path: Some(path) }, file));
+                    let temp = TempFile {
+                        path: Some(path),
+                        target: target.to_path_buf(),
+                    };
+                    match fs::metadata(target) {
+                        Ok(old) if old.is_file() => {
+                            file.set_permissions(old.permissions()).map_err(fail)?;
+                        }
+                        _ => {}
+                    }
+                    return Ok((temp, file));
                 }
                 // A stale file from a crashed process with our pid.
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
@@ -90,9 +104,16 @@ impl TempFile {
         })))
     }
 
-    /// Renames the file over `target` (the caller has flushed it) and
+    /// The file this one is renamed over.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Renames the file over its target (the caller has flushed it) and
     /// takes it off the registry, both under the registry's lock.
-    pub fn commit(mut self, target: &Path) -> Result<(), CliError> {
+    pub fn commit(mut self) -> Result<(), CliError> {
+        let target = std::mem::take(&mut self.target);
+        let target = target.as_path();
         let Some(path) = self.path.take() else {
             return Ok(());
         };
@@ -201,7 +222,7 @@ mod tests {
         assert!(registry().contains(&kept_path) && registry().contains(&dropped_path));
         drop(dropped);
         assert!(!dropped_path.exists() && !registry().contains(&dropped_path));
-        kept.commit(&target).unwrap();
+        kept.commit().unwrap();
         assert!(target.exists() && !kept_path.exists());
         assert!(!registry().contains(&kept_path));
     }

@@ -1196,3 +1196,76 @@ fn a_failed_parquet_convert_leaves_no_output() {
     assert_eq!(fs::read(&out).unwrap(), b"old");
     assert_eq!(listing(dir.path()), ["cut.hyd", "good.hyd", "out.parquet"]);
 }
+
+#[cfg(unix)]
+#[test]
+fn an_output_through_a_symlink_replaces_the_file_it_names_and_keeps_the_link() {
+    use std::os::unix::fs::symlink;
+    let dir = TempDir::new().unwrap();
+    let real = gen(dir.path(), 10, "real.hyd", "fory", None);
+    symlink("real.hyd", dir.path().join("link.hyd")).unwrap();
+    symlink("missing.hyd", dir.path().join("dangling.hyd")).unwrap();
+    hydron()
+        .args(["gen", "5", "--seed", "2"])
+        .arg(dir.path().join("link.hyd"))
+        .assert()
+        .success();
+    hydron()
+        .args(["convert"])
+        .arg(&real)
+        .arg(dir.path().join("dangling.hyd"))
+        .args(["--to", "jsonl"])
+        .assert()
+        .success();
+    for link in ["link.hyd", "dangling.hyd"] {
+        let meta = fs::symlink_metadata(dir.path().join(link)).unwrap();
+        assert!(meta.file_type().is_symlink(), "{link} is still a link");
+    }
+    assert_eq!(file::load(&real, Policy::Strict).unwrap().len(), 5);
+    let missing = dir.path().join("missing.hyd");
+    assert_eq!(file::load(&missing, Policy::Strict).unwrap().len(), 5);
+    assert_eq!(
+        listing(dir.path()),
+        ["dangling.hyd", "link.hyd", "missing.hyd", "real.hyd"]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_replaced_output_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new().unwrap();
+    let path = gen(dir.path(), 10, "private.hyd", "fory", None);
+    for (mode, convert) in [(0o600, false), (0o640, true), (0o444, false)] {
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
+        let mut cmd = hydron();
+        if convert {
+            cmd.arg("convert")
+                .arg(&path)
+                .arg(&path)
+                .args(["--to", "jsonl"]);
+        } else {
+            cmd.args(["gen", "3"]).arg(&path);
+        }
+        cmd.assert().success();
+        let now = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(now, mode, "convert: {convert}");
+    }
+    assert_eq!(listing(dir.path()), ["private.hyd"]);
+}
+
+#[test]
+fn an_output_path_ending_in_a_slash_is_refused_before_anything_is_reported() {
+    let dir = TempDir::new().unwrap();
+    let slash = format!("{}/", dir.path().join("none").display());
+    let out = hydron().args(["gen", "3", &slash]).assert().code(3);
+    let out = out.get_output();
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("names a directory"), "{stderr}");
+    assert!(listing(dir.path()).is_empty());
+}

@@ -1,6 +1,7 @@
 //! [`SaveTarget`]: the atomic save every file writer shares (the container,
 //! Parquet). A regular file or a new path is written as a hidden temporary
-//! file next to it and renamed over it on [`commit`](SaveTarget::commit);
+//! file next to it (with the replaced file's permissions) and renamed over
+//! it on [`commit`](SaveTarget::commit);
 //! a FIFO, a character device or a socket is written directly; anything
 //! else is refused. Dropped without `commit`, the temporary file is removed
 //! and the target is left as it was.
@@ -52,7 +53,18 @@ impl SaveTarget {
         let (file, temp) = match meta {
             None => create_temp(&dest).map(|(f, t)| (f, Some(t))),
             Some(meta) => match Destination::of(&meta) {
-                Destination::Replace => create_temp(&dest).map(|(f, t)| (f, Some(t))),
+                // The replacement keeps the replaced file's mode (a 0600
+                // file stays private); if that cannot be set, the
+                // temporary file is removed and the save fails.
+                Destination::Replace => create_temp(&dest).and_then(|(f, t)| {
+                    match f.set_permissions(meta.permissions()) {
+                        Ok(()) => Ok((f, Some(t))),
+                        Err(e) => {
+                            let _ = fs::remove_file(&t);
+                            Err(e)
+                        }
+                    }
+                }),
                 Destination::Direct => OpenOptions::new()
                     .write(true)
                     .open(&dest)

@@ -360,6 +360,26 @@ fn saving_to_a_character_device_writes_through_it() {
 
 #[cfg(unix)]
 #[test]
+fn a_replaced_file_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("private.hyd");
+    for format in formats() {
+        for mode in [0o600, 0o640, 0o444] {
+            file::save(&path, &some_vectors(2), format).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            file::save(&path, &some_vectors(3), format).unwrap();
+            let now = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+            assert_eq!(now, mode, "{format:?}");
+            assert_eq!(file::load(&path, Policy::Strict).unwrap(), some_vectors(3));
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+    assert_eq!(files_in(dir.path()), ["private.hyd"]);
+}
+
+#[cfg(unix)]
+#[test]
 fn saving_through_a_symlink_replaces_the_file_it_points_to() {
     let root = tempfile::tempdir().unwrap();
     let data = root.path().join("data");
