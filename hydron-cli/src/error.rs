@@ -109,7 +109,8 @@ impl Class {
             | CodecError::WrongHeader { .. }
             | CodecError::WrongTypeId { .. }
             | CodecError::WrongColumnType { .. }
-            | CodecError::MissingColumn { .. } => Class::Format,
+            | CodecError::MissingColumn { .. }
+            | CodecError::AmbiguousColumn { .. } => Class::Format,
             // Truncated, Corrupt, UnexpectedEnd, TrailingBytes, BadLength,
             // BadVarint, Json, LineTooLong, Fory, BadOffsets, Arrow,
             // Parquet, ChecksumMismatch, PageTooLarge, and any variant

@@ -946,3 +946,47 @@ fn a_parquet_file_is_read_row_group_by_row_group() {
     // The file is 48 MB; a row group is 3.2 MB.
     assert!(kib < 30_000, "peak {kib} KiB");
 }
+
+#[test]
+fn two_vector_columns_are_an_error_never_a_fall_back_to_another_column() {
+    // A label column of small integers (which could pass for E8 codes) and
+    // two list-of-float columns, neither named `vector`: the tool must not
+    // pick one, nor read the labels as codes.
+    let dir = TempDir::new().unwrap();
+    let rows = || {
+        ListArray::from_iter_primitive::<Float32Type, _, _>((0..20).map(|i| {
+            let mut v = vec![Some(0.0f32); 8];
+            v[i % 8] = Some(1.0);
+            Some(v)
+        }))
+    };
+    let label: ArrayRef = Arc::new(arrow_array::UInt8Array::from_iter_values(
+        (0..20).map(|i| (i % 5) as u8),
+    ));
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("label", label),
+        ("emb_a", Arc::new(rows())),
+        ("emb_b", Arc::new(rows())),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let mut w = ::parquet::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    let path = dir.path().join("two.parquet");
+    fs::write(&path, w.into_inner().unwrap()).unwrap();
+    let out = dir.path().join("out.json");
+    for args in [
+        vec!["validate", s(&path)],
+        vec!["convert", s(&path), s(&out), "--to", "json"],
+        vec!["quantize", s(&path), s(&out)],
+    ] {
+        let e = fails_with(hydron().args(&args), 4);
+        assert!(
+            e.contains("which vector column? 2 columns could be it")
+                && e.contains("emb_a")
+                && e.contains("emb_b"),
+            "{args:?}: {e}"
+        );
+    }
+    assert!(!out.exists());
+    assert_eq!(validate_error(&path)["class"], "format");
+}

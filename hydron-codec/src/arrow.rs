@@ -501,7 +501,7 @@ pub fn find_code_column(schema: &Schema) -> Result<usize, CodecError> {
 fn find_column(
     schema: &Schema,
     mark: &str,
-    name: &str,
+    name: &'static str,
     what: &'static str,
     fits: impl Fn(&DataType) -> bool,
 ) -> Result<usize, CodecError> {
@@ -525,16 +525,18 @@ fn find_column(
         .iter()
         .map(|f| format!("{} ({})", f.name(), f.data_type()))
         .collect();
+    if candidates.len() > 1 {
+        return Err(CodecError::AmbiguousColumn {
+            what,
+            name,
+            candidates: candidates.len(),
+            columns: listed.join(", "),
+        });
+    }
     Err(CodecError::MissingColumn {
         what,
         reason: if fields.is_empty() {
             "there are no columns".to_string()
-        } else if candidates.len() > 1 {
-            format!(
-                "{} columns could be it and none is named {name:?} or marked {HYDRON_TYPE_KEY}: {}",
-                candidates.len(),
-                listed.join(", ")
-            )
         } else {
             format!("the columns are {}", listed.join(", "))
         },
@@ -761,9 +763,13 @@ mod tests {
         );
         let err = find_vector_column(&Schema::new(vec![plain.clone(), plain.with_name("w")]))
             .unwrap_err();
-        assert!(err
-            .to_string()
-            .starts_with("no vector column: 2 columns could be it"));
+        assert!(matches!(
+            err,
+            CodecError::AmbiguousColumn { candidates: 2, .. }
+        ));
+        assert!(err.to_string().starts_with(
+            "which vector column? 2 columns could be it and none is named \"vector\""
+        ));
         let err = find_vector_column(&Schema::empty()).unwrap_err();
         assert_eq!(err.to_string(), "no vector column: there are no columns");
     }

@@ -211,6 +211,23 @@ pub enum CodecError {
         /// What was found instead (the columns there are).
         reason: String,
     },
+    /// Several columns could hold the vectors (or codes), and none is
+    /// marked or named as the one: the caller must name it. Not the same
+    /// as [`MissingColumn`](CodecError::MissingColumn), so that a reader
+    /// that falls back from vectors to codes never takes another column
+    /// for the data.
+    #[cfg(feature = "arrow")]
+    #[error("which {what} column? {candidates} columns could be it and none is named {name:?} or marked hydron.type: {columns}")]
+    AmbiguousColumn {
+        /// What was looked for: `"vector"` or `"code"`.
+        what: &'static str,
+        /// The name that would have chosen one.
+        name: &'static str,
+        /// How many columns could be it.
+        candidates: usize,
+        /// The columns there are, with their types.
+        columns: String,
+    },
     /// A row of an Arrow or Parquet column is null, or holds a null
     /// coordinate: a vector has none.
     #[cfg(feature = "arrow")]

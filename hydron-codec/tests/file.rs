@@ -392,6 +392,11 @@ fn other_formats_are_refused_clearly() {
             b"{\"a\": 1}\n".to_vec(),
             "its first line is not a hydron header",
         ),
+        (
+            "bom",
+            b"\xef\xbb\xbf[1,0,0,0,0,0,0,0]\n".to_vec(),
+            "it starts with ef bb bf 5b 31 2c 30 2c (a UTF-8 byte order mark",
+        ),
     ];
     #[cfg(feature = "json")]
     cases.push((

@@ -271,9 +271,9 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
         CodecError::UnknownFormat { .. } | CodecError::FormatDisabled { .. } => {
             raise(py, "FormatError", message, &[])
         }
-        CodecError::WrongColumnType { .. } | CodecError::MissingColumn { .. } => {
-            raise(py, "FormatError", message, &[])
-        }
+        CodecError::WrongColumnType { .. }
+        | CodecError::MissingColumn { .. }
+        | CodecError::AmbiguousColumn { .. } => raise(py, "FormatError", message, &[]),
         CodecError::Arrow(_) => raise(py, "FormatError", message, &[]),
         CodecError::NullValue { row, coordinate } => {
             let mut kw = vec![

@@ -469,6 +469,8 @@ pub(crate) fn detect(head: &[u8], whole: bool) -> Result<Kind, CodecError> {
     }
     let hint = if head.starts_with(b"\x89PNG") {
         " (a PNG image)"
+    } else if head.starts_with(b"\xef\xbb\xbf") {
+        " (a UTF-8 byte order mark: hydron's text forms are UTF-8 without one; remove it)"
     } else if head.first() == Some(&b'[') {
         " (a plain JSON array? read it with hydron_codec::json::from_slice)"
     } else {

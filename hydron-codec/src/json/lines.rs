@@ -298,11 +298,15 @@ pub(crate) fn read_capped_line<R: BufRead + ?Sized>(
             Err(e) => return Err(e),
         };
         if available.is_empty() {
-            let end = match (consumed, too_long) {
+            // No `\n` follows: the byte held over the limit counts.
+            let end = match (consumed, too_long || buf.len() > limit) {
                 (0, _) => LineEnd::Eof,
                 (_, true) => LineEnd::TooLong,
                 (_, false) => LineEnd::Unterminated,
             };
+            if end == LineEnd::TooLong {
+                buf.clear();
+            }
             return Ok((end, consumed));
         }
         let (take, content, newline) = match available.iter().position(|&b| b == b'\n') {
@@ -310,8 +314,10 @@ pub(crate) fn read_capped_line<R: BufRead + ?Sized>(
             None => (available.len(), available.len(), false),
         };
         seen(&available[..take]);
+        // One byte over the limit is held for a `\r` before the `\n`,
+        // which is not part of the line's length.
         if !too_long {
-            if buf.len() + content > limit {
+            if buf.len() + content > limit + 1 {
                 too_long = true;
                 buf.clear();
             } else {
@@ -321,11 +327,15 @@ pub(crate) fn read_capped_line<R: BufRead + ?Sized>(
         reader.consume(take);
         consumed += take as u64;
         if newline {
-            let end = if too_long {
+            let crlf_at_limit = buf.len() == limit + 1 && buf.last() == Some(&b'\r');
+            let end = if too_long || (buf.len() > limit && !crlf_at_limit) {
                 LineEnd::TooLong
             } else {
                 LineEnd::Newline
             };
+            if end == LineEnd::TooLong {
+                buf.clear();
+            }
             return Ok((end, consumed));
         }
     }
@@ -361,6 +371,24 @@ mod tests {
         let mut buf = Vec::new();
         let (end, _) = read_capped_line(&mut r, &mut buf, 4, |_| {}).unwrap();
         assert_eq!((end, &buf[..]), (LineEnd::Newline, &b"abcd"[..]));
+    }
+
+    #[test]
+    fn a_carriage_return_before_the_newline_is_not_counted() {
+        let read = |text: &[u8]| {
+            let mut r = io::BufReader::with_capacity(2, text);
+            let mut buf = Vec::new();
+            let (end, _) = read_capped_line(&mut r, &mut buf, 4, |_| {}).unwrap();
+            (end, buf)
+        };
+        assert_eq!(read(b"abcd\r\n"), (LineEnd::Newline, b"abcd\r".to_vec()));
+        assert_eq!(read(b"abc\r\r\n"), (LineEnd::Newline, b"abc\r\r".to_vec()));
+        assert_eq!(read(b"abcde\n"), (LineEnd::TooLong, Vec::new()));
+        assert_eq!(read(b"abcd\rx\n"), (LineEnd::TooLong, Vec::new()));
+        assert_eq!(read(b"abcd\r\r\n"), (LineEnd::TooLong, Vec::new()));
+        // No newline after it: the `\r` is part of the line.
+        assert_eq!(read(b"abcd\r"), (LineEnd::TooLong, Vec::new()));
+        assert_eq!(read(b"abcde"), (LineEnd::TooLong, Vec::new()));
     }
 
     #[test]
