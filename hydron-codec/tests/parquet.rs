@@ -331,6 +331,28 @@ fn changed_values_are_found_by_the_checksum_even_uncompressed() {
         matches!(err, CodecError::ChecksumMismatch { row_group: 0, .. }),
         "{err}"
     );
+    // A flip that also breaks the vector (its exponent) is still reported
+    // as damage, not as the bad vector the damage made; the same file
+    // without its checksums reports the vector.
+    let mut broken = bytes.clone();
+    broken[at + 3] ^= 0x01;
+    let err = decode(broken).unwrap_err();
+    assert!(
+        matches!(err, CodecError::ChecksumMismatch { row_group: 0, .. }),
+        "{err}"
+    );
+    let unsummed = foreign(
+        Arc::new(hydron_codec::arrow::vectors_to_arrow(v.clone())),
+        Some(WriterProperties::builder().build()),
+    );
+    let mut broken = unsummed.clone();
+    let at = unsummed.windows(4).position(|w| w == target).unwrap();
+    broken[at + 3] ^= 0x01;
+    let err = decode(broken).unwrap_err();
+    assert!(
+        matches!(err, CodecError::InvalidVector { index: 250, .. }),
+        "{err}"
+    );
 }
 
 #[test]

@@ -33,10 +33,17 @@ use super::source::Source;
 use crate::{CodecError, Policy};
 
 /// What the fast path did with a row group.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(super) enum Outcome {
-    /// Appended this many rows; the CRC-32 of their values.
-    Done { rows: u64, crc: u32 },
+    /// Read this many rows; the CRC-32 of their values. With `invalid`,
+    /// the first vector the policy refused (nothing is left appended):
+    /// the caller compares the checksum first, so that damage is reported
+    /// as damage rather than as the bad vector it made.
+    Done {
+        rows: u64,
+        crc: u32,
+        invalid: Option<CodecError>,
+    },
     /// The row group is not in the fast layout; nothing is left appended.
     Unsupported,
 }
@@ -72,7 +79,7 @@ pub(super) fn read_group(
 ) -> Result<Outcome, CodecError> {
     let start = out.len();
     let result = read_pages(chunk, policy, out);
-    if !matches!(result, Ok(Outcome::Done { .. })) {
+    if !matches!(result, Ok(Outcome::Done { invalid: None, .. })) {
         out.truncate(start);
     }
     result
@@ -121,6 +128,7 @@ fn read_pages(
     })?;
     let mut hasher = crc32fast::Hasher::new();
     let mut rows = 0u64;
+    let mut invalid = None;
     // The dictionary page's floats (little-endian bytes), and the floats of
     // a dictionary-encoded page gathered from it.
     let mut dictionary: Option<bytes::Bytes> = None;
@@ -208,14 +216,20 @@ fn read_pages(
             _ => return Ok(Outcome::Unsupported),
         };
         hasher.update(values);
-        let here = first_row + rows;
-        crate::payload::decode_payload_into(values, policy, out).map_err(|e| match e {
-            CodecError::InvalidVector { index, error } => CodecError::InvalidVector {
-                index: here + index,
-                error,
-            },
-            e => e,
-        })?;
+        if invalid.is_none() {
+            let here = first_row + rows;
+            match crate::payload::decode_payload_into(values, policy, out) {
+                Ok(()) => {}
+                // Kept, and the rest only hashed: see `Outcome::Done`.
+                Err(CodecError::InvalidVector { index, error }) => {
+                    invalid = Some(CodecError::InvalidVector {
+                        index: here + index,
+                        error,
+                    });
+                }
+                Err(e) => return Err(e),
+            }
+        }
         rows += (count / 8) as u64;
     }
     if rows != claimed as u64 {
@@ -224,6 +238,7 @@ fn read_pages(
     Ok(Outcome::Done {
         rows,
         crc: hasher.finalize(),
+        invalid,
     })
 }
 

@@ -769,7 +769,7 @@ impl ParquetReader {
             fast::read_group(&chunk, policy, vectors)
         }))
         .unwrap_or_else(|panic| Err(panic_error(Some(group), &panic)))?;
-        let fast::Outcome::Done { rows, crc } = outcome else {
+        let fast::Outcome::Done { rows, crc, invalid } = outcome else {
             return Ok(None);
         };
         if let Some(expected) = self.checksums.as_ref().map(|sums| sums[group]) {
@@ -780,6 +780,9 @@ impl ParquetReader {
                     found: crc,
                 });
             }
+        }
+        if let Some(invalid) = invalid {
+            return Err(invalid);
         }
         self.rows += rows;
         Ok(Some(rows as usize))
