@@ -16,7 +16,7 @@ use hydron_codec::arrow as harrow;
 use hydron_codec::{CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
 use numpy::{PyArray1, PyArray2};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::arrays::{self, codes_out, gf8_out, Vectors};
@@ -235,7 +235,23 @@ fn columns(
             }
             (picked, schema.field(index).name().clone())
         }
-        _ => (chunks, field.name().clone()),
+        // A single column: `column`, if given, must be its name (a
+        // Polars Series, a named field), not silently ignored.
+        _ => match column {
+            Some(name) if name != field.name() => {
+                return Err(PyValueError::new_err(format!(
+                    "column {name:?}: the data is one column of type {} ({}), not a table, \
+                     record batch or struct array to pick a column from",
+                    field.data_type(),
+                    if field.name().is_empty() {
+                        "unnamed".to_string()
+                    } else {
+                        format!("named {:?}", field.name())
+                    }
+                )));
+            }
+            _ => (chunks, field.name().clone()),
+        },
     };
     for chunk in &chunks {
         chunk

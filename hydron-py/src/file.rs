@@ -153,7 +153,10 @@ pub fn save(
         let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
         return detached(py, || parquet::save(&path, &gf8, options));
     }
-    let (format, options) = (policy::format(format)?, options(chunk_vectors, durable)?);
+    let (format, options) = (
+        policy::format(format, true)?,
+        options(chunk_vectors, durable)?,
+    );
     let input = arrays::vectors(vectors, "vectors")?;
     let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
     detached(py, || {
@@ -182,7 +185,7 @@ pub fn dumps<'py>(
             encoder.finish()
         });
     }
-    let (format, options) = (policy::format(format)?, options(chunk_vectors, true)?);
+    let (format, options) = (policy::format(format, true)?, options(chunk_vectors, true)?);
     encode_vectors(py, vectors, policy, |gf8| {
         file::to_vec(gf8, format, options)
     })
@@ -452,7 +455,10 @@ impl FileWriter {
         durable: bool,
         policy: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<FileWriter> {
-        let (format, options) = (policy::format(format)?, options(chunk_vectors, durable)?);
+        let (format, options) = (
+            policy::format(format, false)?,
+            options(chunk_vectors, durable)?,
+        );
         let policy = parse_or_strict(policy)?;
         let writer = detached(py, || file::FileWriter::create(&path, format, options))?;
         Ok(FileWriter {

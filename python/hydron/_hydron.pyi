@@ -706,7 +706,9 @@ def save_parquet(path: _Path, vectors: _F32, *, compression: str = "snappy",
     policy : {"strict", "renormalize", "trusted"}, default "strict"
 
     The file is written next to ``path`` and renamed over it only when
-    complete; a path that exists and is not a regular file is refused.
+    complete (a replaced file keeps its permissions; a symbolic link is
+    followed and stays). A FIFO or a character device at ``path`` is
+    written to directly; a directory or any other kind of file is refused.
 
     Examples
     --------

@@ -278,3 +278,14 @@ def test_any_batch_round_trips_through_pyarrow_bit_for_bit(rows):
     a = pa.array(hydron.to_arrow(v))
     assert same(hydron.from_arrow(a), v)
     assert same(hydron.from_arrow(pa.array(v.tolist(), pa.list_(pa.float32()))), v)
+
+
+def test_a_column_name_for_a_single_column_must_be_its_own():
+    arr = pa.array(hydron.to_arrow(V))
+    with pytest.raises(ValueError, match="not a table, record batch or struct array"):
+        hydron.from_arrow(arr, column="nope")
+    import polars as pl
+    series = pl.Series("vector", V)
+    assert same(hydron.from_arrow(series, column="vector"), V)
+    with pytest.raises(ValueError, match='column "other": .*named "vector"'):
+        hydron.from_arrow(series, column="other")

@@ -1031,7 +1031,7 @@ fn open_file(path: &Path) -> std::io::Result<Source> {
         std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "not a regular file: Parquet is read from its end, so it needs a file \
-             (read a pipe into memory and use ParquetReader::from_bytes)",
+             (read a pipe into memory first)",
         )
     };
     if !std::fs::metadata(path)?.is_file() {
