@@ -451,6 +451,8 @@ enum DetectError {
 /// An open input file.
 pub struct Input {
     path: PathBuf,
+    /// Which regular file it is, if it is one.
+    id: Option<FileId>,
     kind: Kind,
     /// The size of a regular file.
     size: Option<u64>,
@@ -467,7 +469,7 @@ impl Input {
     /// here), applying `policy` to every vector.
     pub fn open(path: &Path, policy: Policy, limit: u64) -> Result<Input, CliError> {
         let io_error = |e: &io::Error| CliError::io(path, e);
-        let (raw, size) = open_raw(path).map_err(|e| io_error(&e))?;
+        let (raw, size, id) = open_raw(path).map_err(|e| io_error(&e))?;
         let read = Arc::new(AtomicU64::new(0));
         let counted = Counted {
             inner: raw,
@@ -527,6 +529,7 @@ impl Input {
         };
         Ok(Input {
             path: path.to_path_buf(),
+            id,
             kind,
             size,
             read,
@@ -534,6 +537,14 @@ impl Input {
             vectors: 0,
             chunks: 0,
         })
+    }
+
+    /// Which regular file the input is (`None` for a pipe, a device,
+    /// standard input from a terminal, ...).
+    #[inline]
+    #[must_use]
+    pub fn file_id(&self) -> Option<FileId> {
+        self.id
     }
 
     /// The form of the file.
@@ -698,10 +709,14 @@ impl Input {
     }
 }
 
+/// An opened input: the reader and, for a regular file, its size and
+/// [`FileId`].
+type RawInput = (Box<dyn Read + Send>, Option<u64>, Option<FileId>);
+
 /// Opens `path` once (`-` is standard input); returns the reader and, for
-/// a regular file, its size. Opening a FIFO waits for a writer (a signal
+/// a regular file, its size and identity. Opening a FIFO waits for a writer (a signal
 /// still ends the process, see [`crate::interrupt`]).
-fn open_raw(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
+fn open_raw(path: &Path) -> io::Result<RawInput> {
     let file = if path.as_os_str() == "-" {
         #[cfg(unix)]
         {
@@ -710,7 +725,7 @@ fn open_raw(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
         }
         #[cfg(not(unix))]
         {
-            return Ok((Box::new(io::stdin()), None));
+            return Ok((Box::new(io::stdin()), None, None));
         }
     } else {
         File::open(path)?
@@ -723,7 +738,26 @@ fn open_raw(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
         ));
     }
     let size = meta.is_file().then_some(meta.len());
-    Ok((Box::new(file), size))
+    Ok((Box::new(file), size, file_id(&meta)))
+}
+
+/// Which regular file an open file is (device and inode), to tell an
+/// output that is the input itself; `None` for anything else, and off
+/// unix.
+pub type FileId = (u64, u64);
+
+/// The [`FileId`] of an open file's metadata.
+pub fn file_id(meta: &std::fs::Metadata) -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.is_file().then(|| (meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
 }
 
 /// The container reader over the stream (its errors name `path`).

@@ -28,6 +28,7 @@ use hydron_codec::{fory, json, CodecError};
 use hydron_core::{batch, E8Root, Gf8, Gf8Error};
 
 use crate::error::{Class, CliError};
+use crate::input::{file_id, FileId};
 use crate::temp::{self, TempFile};
 
 /// The write buffer.
@@ -263,6 +264,21 @@ fn stdout_if_same(file: &File) -> Option<File> {
 impl Sink {
     /// Starts writing `path` in `format`, laid out as `layout` says.
     pub fn create(path: &Path, format: OutFormat, layout: Layout) -> Result<Sink, CliError> {
+        Sink::create_apart_from(path, format, layout, None)
+    }
+
+    /// [`Sink::create`] for a command that reads the regular file `input`:
+    /// an output written directly (standard output, `/dev/stdout`) that is
+    /// that same file is refused before a byte is written, as `cat` does,
+    /// since appending to the input would read back what is written. (An
+    /// output path that names the input is written beside it and renamed
+    /// over it at the end, which is safe.)
+    pub fn create_apart_from(
+        path: &Path,
+        format: OutFormat,
+        layout: Layout,
+        input: Option<FileId>,
+    ) -> Result<Sink, CliError> {
         let (file, place) = match route(path)? {
             Route::Replace(dest) => {
                 let (temp, file) = TempFile::create(&dest)?;
@@ -300,6 +316,20 @@ impl Sink {
                 }
             }
         };
+        if matches!(place, Place::Direct { .. }) && input.is_some() {
+            let output = file.metadata().ok().and_then(|m| file_id(&m));
+            if output == input {
+                return Err(CliError::new(
+                    Class::Io,
+                    format!(
+                        "{}: the output is the input file (writing to it while reading it \
+                         would read back what is written); write to another file, or name \
+                         the input as the output path to replace it",
+                        path.display()
+                    ),
+                ));
+            }
+        }
         let out = BufWriter::with_capacity(BUFFER_LEN, Written { file, bytes: 0 });
         let mut options = FileOptions::new();
         if let Some(n) = layout.chunk_vectors {

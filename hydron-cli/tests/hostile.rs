@@ -990,3 +990,48 @@ fn two_vector_columns_are_an_error_never_a_fall_back_to_another_column() {
     assert!(!out.exists());
     assert_eq!(validate_error(&path)["class"], "format");
 }
+
+#[test]
+fn standard_output_appending_to_the_input_is_refused_before_a_byte_is_written() {
+    // `hydron convert in.jsonl - --to jsonl >> in.jsonl` would read back
+    // its own output (a 1M-vector input grows without end); as `cat`, the
+    // tool refuses, and the input is left as it was.
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 200_000, "in.jsonl", "jsonl");
+    let before = fs::read(&input).unwrap();
+    for (args, form) in [
+        (vec!["convert", s(&input), "-", "--to", "jsonl"], "jsonl"),
+        (
+            vec!["convert", s(&input), "/dev/stdout", "--to", "json"],
+            "json",
+        ),
+        (vec!["quantize", s(&input), "-"], "codes"),
+    ] {
+        let append = fs::OpenOptions::new().append(true).open(&input).unwrap();
+        let out = Std::new(bin())
+            .args(&args)
+            .stdout(append)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{form}: {stderr}");
+        assert!(
+            stderr.contains("the output is the input file"),
+            "{form}: {stderr}"
+        );
+        assert!(
+            fs::read(&input).unwrap() == before,
+            "{form}: the input changed"
+        );
+    }
+    // Naming the input as the output path replaces it safely.
+    hydron()
+        .args(["convert", s(&input), s(&input), "--to", "fory"])
+        .assert()
+        .success();
+    assert_eq!(
+        file::load(&input, Policy::Strict).unwrap(),
+        file::from_slice(&before, Policy::Strict).unwrap()
+    );
+}

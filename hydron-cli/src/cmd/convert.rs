@@ -24,7 +24,7 @@ pub fn run(args: &ConvertArgs, limit: u64) -> Result<(), CliError> {
         Policy::Strict
     };
     let mut input = Input::open(&args.input, policy, limit)?;
-    let mut sink = Sink::create(&args.output, args.to, args.layout())?;
+    let mut sink = Sink::create_apart_from(&args.output, args.to, args.layout(), input.file_id())?;
     let bar = progress::vectors(input.expected_vectors(), "convert");
     let mut buf = Vec::new();
     while let Some(chunk) = input.read_chunk(&mut buf)? {

@@ -28,13 +28,14 @@ struct Angles {
 pub fn run(args: &QuantizeArgs, limit: u64) -> Result<(), CliError> {
     let started = Instant::now();
     let mut input = Input::open(&args.input, Policy::Strict, limit)?;
-    let mut sink = Sink::create(
+    let mut sink = Sink::create_apart_from(
         &args.output,
         args.to.out(),
         Layout {
             chunk_vectors: None,
             parquet: args.parquet.options(),
         },
+        input.file_id(),
     )?;
     let bar = progress::vectors(input.expected_vectors(), "quantize");
     let mut angles = Angles::default();
