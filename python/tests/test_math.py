@@ -4,6 +4,8 @@ non-contiguous, zero rows, read-only)."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import hydron
 from hydron import HydronError, InvalidVectorError
@@ -369,6 +371,27 @@ LAYOUTS = {
         np.frombuffer(np.pad(np.ascontiguousarray(v), ((0, 0), (0, 1))).tobytes(),
                       np.float32), shape=v.shape, strides=(36, 4)),
 }
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.integers(0, 12), col_stride=st.sampled_from([4, 5, 8, 12]),
+       extra=st.integers(0, 40), offset=st.integers(0, 7), seed=st.integers(0, 2**32 - 1))
+def test_any_byte_layout_reads_the_vectors_it_shows(rows, col_stride, extra, offset, seed):
+    """Vectors at any byte offset, with any row and column strides (not
+    multiples of 4, unaligned): the same results as their C-ordered copy."""
+    row_stride = 7 * col_stride + 4 + extra
+    buf = np.zeros(offset + rows * row_stride + 64, np.uint8)
+    # Bytes offset..offset+4 as a float32, strided over the rest of buf.
+    view = np.lib.stride_tricks.as_strided(
+        buf[offset:offset + 4].view(np.float32),
+        shape=(rows, 8), strides=(row_stride, col_stride), writeable=True)
+    view[...] = raw(rows, seed)
+    want = np.ascontiguousarray(view)
+    assert (bits(hydron.normalize(view)) == bits(hydron.normalize(want))).all()
+    unit = hydron.normalize(want)
+    view[...] = unit
+    assert (hydron.nearest_roots(view) == hydron.nearest_roots(unit)).all()
+    assert (hydron.nearest_lattice_points(view) == hydron.nearest_lattice_points(unit)).all()
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
