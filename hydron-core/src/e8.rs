@@ -191,7 +191,9 @@ impl E8Root {
 
     /// The nearest root to `v` by brute force: the largest cosine over all
     /// 240 roots, first code on ties. This is the reference that
-    /// [`Gf8::nearest_root`] is tested and benchmarked against.
+    /// [`Gf8::nearest_root`] is tested and benchmarked against; the two
+    /// agree except on near-ties, where the best two cosines differ by less
+    /// than the closed form's `f32` rounding (about 2e-7).
     ///
     /// ```
     /// use hydron_core::{E8Root, Gf8};
@@ -238,8 +240,11 @@ impl Gf8 {
     /// The best root `(±1, ±1, 0, …)/√2` takes the two largest `|x_i|` with
     /// their signs; the best root `(±1/√8)^8` takes the signs of `x`,
     /// flipping the smallest `|x_i|` when the count of negatives is odd.
-    /// The better of the two wins; on an exact tie the integer-type root
-    /// (the lower code) wins. The zero vector gives code 0 when its zeros
+    /// The better of the two wins, their scores compared in `f32`: when the
+    /// two best roots' cosines differ by less than about 2e-7, the scores'
+    /// rounding decides (the same way on every backend, and not always as
+    /// [`E8Root::nearest_brute_force`]'s `f64` cosines would); on an exact
+    /// tie the integer-type root (the lower code) wins. The zero vector gives code 0 when its zeros
     /// are positive; a negative zero counts as a minus sign (as in the batch
     /// kernels), so `[-0.0; 8]` gives code 3, `(−1, −1, 0, …)/√2` (every
     /// root is equally far from zero). Any finite coordinates work, however

@@ -86,7 +86,11 @@ impl E8Point {
     /// round every coordinate to an integer and, if their sum is odd, round
     /// the coordinate with the largest rounding error the other way; do the
     /// same for `coords − ½` and add ½ back; keep the closer of the two
-    /// candidates. When both are exactly equally far, the integer one wins.
+    /// candidates. When both are equally far as computed in `f64`, the
+    /// integer one wins; that includes differences below `f64`'s rounding
+    /// (a coordinate of magnitude below about 1e-16 next to halves can
+    /// leave the half-integer candidate nearer by some 1e-30 in squared
+    /// distance, and the integer one is still returned).
     /// Within each candidate, ties are broken by rounding halves away from
     /// zero, and the lowest index among equal rounding errors is re-rounded.
     ///

@@ -258,7 +258,8 @@ impl Gf8 {
     /// Errors: [`EmptyInput`](Gf8Error::EmptyInput) for no points;
     /// [`NoUniqueMean`](Gf8Error::NoUniqueMean) when the mean is undefined:
     /// only zero points are given, or the points nearly cancel out (their
-    /// sum is shorter than 1e-6 times their count);
+    /// sum is shorter than 1e-6 times the number of non-zero points; for
+    /// the weighted mean, 1e-6 times their total weight);
     /// [`MeanDidNotConverge`](Gf8Error::MeanDidNotConverge) if the safety
     /// cap is reached.
     ///

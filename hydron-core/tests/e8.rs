@@ -289,3 +289,31 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_near_tie_within_f32_rounding_goes_as_the_closed_form_rounds_on_every_backend() {
+    // Root 127's cosine is larger by 5.4e-8, below the f32 rounding of the
+    // closed form's two scores: the closed form (and every batch kernel)
+    // returns root 2, as its documentation says it may.
+    let v = Gf8::try_new([
+        0.578_983_7,
+        -0.578_983_66,
+        -0.097_856_63,
+        -0.038_491_856,
+        -0.373_297_04,
+        0.356_711_45,
+        0.077_299_33,
+        0.214_311_24,
+    ])
+    .unwrap();
+    assert_eq!(v.nearest_root().code(), 2);
+    assert_eq!(E8Root::nearest_brute_force(v).code(), 127);
+    let gap = cosine(E8Root::nearest_brute_force(v), v) - cosine(v.nearest_root(), v);
+    assert!(gap > 0.0 && gap < 2e-7, "{gap}");
+    assert!(check_against_brute_force(v), "within the test's tie band");
+    for backend in hydron_core::batch::backends() {
+        let mut out = [E8Root::new(0).unwrap(); 33];
+        backend.nearest_roots_into(&[v; 33], &mut out);
+        assert!(out.iter().all(|r| r.code() == 2), "{backend:?}");
+    }
+}

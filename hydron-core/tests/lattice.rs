@@ -353,3 +353,23 @@ proptest! {
         prop_assert_eq!(p.norm_sq() % 2, 0);
     }
 }
+
+#[test]
+fn a_difference_below_f64_rounding_is_a_tie_and_the_integer_point_wins() {
+    // The half-integer point h is nearer by about 1e-30 in squared
+    // distance, below f64's rounding of the two distances (both 1.0): as
+    // documented, the decoder sees a tie and returns the integer point, on
+    // every backend.
+    let x = [0.5f32, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 1e-30];
+    let p = E8Point::nearest(&x).unwrap();
+    assert_eq!(p.doubled(), [2, 2, 2, 2, 0, 0, 0, 0]);
+    let h = E8Point::from_doubled([1, 1, 1, 1, 1, -1, -1, 1]).unwrap();
+    assert_eq!(p.distance_sq(&x), h.distance_sq(&x));
+    for backend in hydron_core::batch::backends() {
+        let mut out = [p; 9];
+        backend
+            .nearest_lattice_points_into(&[x; 9], &mut out)
+            .unwrap();
+        assert!(out.iter().all(|q| *q == p), "{backend:?}");
+    }
+}
