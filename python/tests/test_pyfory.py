@@ -84,3 +84,41 @@ def test_format_md_code_order_program_gives_e8_roots():
     namespace: dict = {}
     exec(block, namespace)
     assert (bits(namespace["e8_roots"]()) == bits(hydron.E8_ROOTS)).all()
+
+
+def _fory(**kw):
+    """The section 2.6 Fory with other settings."""
+    import pyfory
+    fory = pyfory.Fory(xlang=True, **kw)
+    fory.register_type(sp["Gf8"], type_id=2400,
+                       serializer=sp["Gf8Serializer"](fory.type_resolver, sp["Gf8"]))
+    fory.register_type(sp["Gf8Batch"], type_id=2401)
+    fory.register_type(sp["E8Codes"], type_id=2402)
+    return fory
+
+
+def test_pyfory_with_ref_tracking_writes_what_hydron_reads():
+    """format.md 2.2 and 2.8: ref=True changes only the root flag (0x00)."""
+    fory = _fory(ref=True)
+    v = unit_vectors(50)
+    batch = fory.serialize(sp["Gf8Batch"](v.reshape(-1)))
+    assert batch[1] == 0x00 and batch[2:] == hydron.encode_batch(v)[2:]
+    assert (bits(hydron.decode_batch(batch)) == bits(v)).all()
+    codes = fory.serialize(sp["E8Codes"](np.array([0, 5, 239], np.uint8)))
+    assert hydron.decode_codes(codes).tolist() == [0, 5, 239]
+    assert (bits(hydron.decode_gf8(fory.serialize(sp["Gf8"](v[7])))) == bits(v[7])).all()
+    # And it reads hydron's messages.
+    assert (bits(fory.deserialize(hydron.encode_batch(v)).values.reshape(-1, 8)) == bits(v)).all()
+
+
+def test_the_schema_consistent_form_needs_a_schema_consistent_pyfory():
+    """format.md 2.8: a compatible=False pyfory reads (and writes) the
+    schema-consistent form; hydron reads both."""
+    fory = _fory(compatible=False)
+    v = unit_vectors(9)
+    schema = fory.serialize(sp["Gf8Batch"](v.reshape(-1)))
+    assert schema[2] == 0x1b  # STRUCT, not COMPATIBLE_STRUCT
+    assert (bits(hydron.decode_batch(schema)) == bits(v)).all()
+    golden = (GOLDEN / "gf8_batch_schema.bin").read_bytes()
+    assert (bits(fory.deserialize(golden).values.reshape(-1, 8)) ==
+            bits(hydron.decode_batch(golden))).all()

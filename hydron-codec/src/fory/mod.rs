@@ -121,8 +121,13 @@
 //!   fory's checks: its varint reader accepts padded forms and drops bits
 //!   above 32, and a schema-consistent `Fory` built with
 //!   `check_struct_version(false)` checks no schema;
-//! - a `Fory` with reference tracking accepts `0x00` (a tracked value) as
-//!   the root flag, which hydron's hand-written decoders refuse.
+//! - a **list of `Gf8`** (or of `Gf8Batch`, `E8Codes`) sent with
+//!   reference tracking (pyfory's `ref=True` sets the list header's
+//!   tracking bit and puts a flag before each element): fory 1.7.7 ignores
+//!   the bit for these types and reads each element one byte early. The
+//!   `Gf8` check refuses almost all such data, but crafted vectors can
+//!   pass and read wrong; have senders of such lists write with `ref=False`
+//!   (pyfory's default).
 //!
 //! For a `Gf8Batch`, `E8Codes` or `Gf8` on its own, prefer the
 //! hand-written decoders above: they check the whole message, are faster,

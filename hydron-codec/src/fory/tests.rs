@@ -160,6 +160,37 @@ fn single_and_codes_bytes_equal_fory_serialize() {
     }
 }
 
+#[test]
+fn a_tracked_root_flag_reads_as_a_present_root() {
+    // pyfory with ref=True writes 0x00 (REF_VALUE) where hydron writes
+    // 0xff, the rest byte for byte the same; a tracking fory reads it too.
+    let v = vectors(5, 3);
+    let roots: Vec<E8Root> = (0..7).map(|i| E8Root::new(i * 30).unwrap()).collect();
+    let mut tracking = Fory::builder().xlang(true).track_ref(true).build();
+    register(&mut tracking).unwrap();
+    let mut batch = encode_batch(&v);
+    let mut single = encode_gf8(v[1]);
+    let mut codes = encode_codes(&roots);
+    for bytes in [&mut batch, &mut single, &mut codes] {
+        bytes[1] = 0x00;
+    }
+    assert_eq!(decode_batch(&batch, Policy::Strict).unwrap(), v);
+    assert_eq!(decode_gf8(&single, Policy::Strict).unwrap(), v[1]);
+    assert_eq!(decode_codes(&codes).unwrap(), roots);
+    assert_eq!(tracking.deserialize::<Gf8Batch>(&batch).unwrap().0, v);
+    // A back-reference (0xfe) or null (0xfd) root is still refused.
+    for flag in [0xfe, 0xfd, 0x01] {
+        batch[1] = flag;
+        assert!(
+            matches!(
+                decode_batch(&batch, Policy::Strict),
+                Err(CodecError::WrongHeader { offset: 1, found, .. }) if found == flag
+            ),
+            "{flag:#x}"
+        );
+    }
+}
+
 /// A batch message whose vector `index` has coordinates `coords`.
 fn with_vector(v: &[Gf8], index: usize, coords: [f32; 8]) -> Vec<u8> {
     let mut bytes = encode_batch(v);

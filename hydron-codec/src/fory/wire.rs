@@ -13,6 +13,10 @@ use crate::CodecError;
 pub(crate) const BITMAP_XLANG: u8 = 0x01;
 /// Reference flag of a root value that is present (`NOT_NULL_VALUE`, -1).
 pub(crate) const REF_NOT_NULL: u8 = 0xff;
+/// fory's `REF_VALUE` flag (0 as `i8`): the first occurrence of a tracked
+/// value, what a writer with reference tracking on (pyfory's `ref=True`)
+/// puts in front of the root; the bytes after it are the same.
+pub(crate) const REF_VALUE: u8 = 0x00;
 /// fory type id `STRUCT` (schema-consistent mode).
 pub(crate) const TYPE_STRUCT: u8 = 27;
 /// fory type id `COMPATIBLE_STRUCT` (compatible mode, fory's default).
@@ -21,7 +25,8 @@ pub(crate) const TYPE_COMPATIBLE_STRUCT: u8 = 28;
 pub(crate) const TYPE_EXT: u8 = 31;
 
 const EXPECT_BITMAP: &str = "a fory header bitmap: 0x01 (xlang) or 0x00 (native)";
-const EXPECT_REF: &str = "0xff, the fory not-null flag of the root value";
+const EXPECT_REF: &str =
+    "0xff, the fory not-null flag of the root value (or 0x00, a tracked value)";
 const EXPECT_STRUCT: &str = "fory type id 0x1c (COMPATIBLE_STRUCT) or 0x1b (STRUCT)";
 const EXPECT_EXT: &str = "fory type id 0x1f (EXT, a registered serializer)";
 const EXPECT_META_INDEX: &str = "0x00, the marker of a new inline fory type meta";
@@ -53,10 +58,7 @@ impl StructForm {
     #[inline]
     pub(crate) fn read_prefix(&self, input: &[u8]) -> Result<usize, CodecError> {
         for form in [self.compatible, self.schema] {
-            if input.len() >= form.len()
-                && input[0] <= BITMAP_XLANG
-                && input[1..form.len()] == form[1..]
-            {
+            if input.len() >= form.len() && root_ok(input) && input[2..form.len()] == form[2..] {
                 return Ok(form.len());
             }
         }
@@ -130,10 +132,7 @@ pub(crate) fn read_ext_prefix(
     type_id: u32,
     name: &'static str,
 ) -> Result<usize, CodecError> {
-    if input.len() >= prefix.len()
-        && input[0] <= BITMAP_XLANG
-        && input[1..prefix.len()] == prefix[1..]
-    {
+    if input.len() >= prefix.len() && root_ok(input) && input[2..prefix.len()] == prefix[2..] {
         return Ok(prefix.len());
     }
     Err(explain_ext(input, type_id, name))
@@ -159,13 +158,23 @@ fn explain_ext(input: &[u8], type_id: u32, name: &'static str) -> CodecError {
     }
 }
 
+/// Whether the first two bytes are a header bitmap and a root reference
+/// flag the decoders accept (the fast test; [`check_root`] explains).
+#[inline]
+fn root_ok(input: &[u8]) -> bool {
+    matches!(input, [bitmap, flag, ..]
+        if *bitmap <= BITMAP_XLANG && (*flag == REF_NOT_NULL || *flag == REF_VALUE))
+}
+
 /// Checks the header bitmap and the root reference flag.
 fn check_root(input: &[u8]) -> Option<CodecError> {
     match input {
         [] => Some(end(input, 0, "the fory header bitmap", 1)),
         [bitmap, ..] if *bitmap > BITMAP_XLANG => Some(wrong(0, *bitmap, EXPECT_BITMAP)),
         [_] => Some(end(input, 1, "the fory reference flag", 1)),
-        [_, flag, ..] if *flag != REF_NOT_NULL => Some(wrong(1, *flag, EXPECT_REF)),
+        [_, flag, ..] if *flag != REF_NOT_NULL && *flag != REF_VALUE => {
+            Some(wrong(1, *flag, EXPECT_REF))
+        }
         _ => None,
     }
 }
