@@ -110,7 +110,8 @@ impl Class {
             | CodecError::WrongTypeId { .. }
             | CodecError::WrongColumnType { .. }
             | CodecError::MissingColumn { .. }
-            | CodecError::AmbiguousColumn { .. } => Class::Format,
+            | CodecError::AmbiguousColumn { .. }
+            | CodecError::UnsupportedCompression { .. } => Class::Format,
             // Truncated, Corrupt, UnexpectedEnd, TrailingBytes, BadLength,
             // BadVarint, Json, LineTooLong, Fory, BadOffsets, Arrow,
             // Parquet, ChecksumMismatch, PageTooLarge, and any variant
@@ -195,7 +196,10 @@ impl Place {
                 p.row = Some(*row);
             }
             CodecError::Parquet { row_group, .. } => p.row_group = row_group.map(|g| g as u64),
-            CodecError::ChecksumMismatch { row_group, .. } => p.row_group = Some(*row_group as u64),
+            CodecError::ChecksumMismatch { row_group, .. }
+            | CodecError::UnsupportedCompression { row_group, .. } => {
+                p.row_group = Some(*row_group as u64);
+            }
             CodecError::PageTooLarge {
                 row_group, offset, ..
             } => {

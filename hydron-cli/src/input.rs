@@ -582,6 +582,7 @@ impl Input {
                 row_groups: reader.row_groups() as u64,
                 column: reader.column_name().to_owned(),
                 column_type: reader.column_type().to_string(),
+                hydron_checksums: reader.has_checksums(),
             }),
             _ => None,
         }
@@ -776,6 +777,8 @@ pub struct ParquetInfo {
     pub column: String,
     /// Its Arrow type, as arrow-rs names it.
     pub column_type: String,
+    /// Whether the file holds hydron's row group checksums.
+    pub hydron_checksums: bool,
 }
 
 /// Opens a Parquet input: a regular file by path (read row group by row

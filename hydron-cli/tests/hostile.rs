@@ -1035,3 +1035,31 @@ fn standard_output_appending_to_the_input_is_refused_before_a_byte_is_written() 
         file::from_slice(&before, Policy::Strict).unwrap()
     );
 }
+
+#[test]
+fn a_parquet_file_without_hydrons_checksums_is_not_reported_as_checked() {
+    let dir = TempDir::new().unwrap();
+    let ours = gen(dir.path(), 100, "ours.parquet", "parquet");
+    let theirs = dir.path().join("theirs.parquet");
+    let vectors = hparquet::load(&ours, Policy::Strict).unwrap();
+    fs::write(
+        &theirs,
+        foreign_parquet(Arc::new(hydron_codec::arrow::vectors_to_arrow(vectors))),
+    )
+    .unwrap();
+    for (path, state, said) in [
+        (&ours, "ok", "hydron's checksums match"),
+        (&theirs, "none", "none of hydron's checksums"),
+    ] {
+        let out = hydron()
+            .args(["inspect", "--json", s(path)])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["checksums"], state, "{v}");
+        let out = hydron().args(["validate", s(path)]).output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(said), "{text}");
+    }
+}

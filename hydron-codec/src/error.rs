@@ -291,6 +291,18 @@ pub enum CodecError {
         /// The CRC-32 of the values read.
         found: u32,
     },
+    /// A Parquet column chunk is compressed with a codec this build does
+    /// not read (Brotli, LZO): the file is well formed, but not readable
+    /// here. hydron reads uncompressed, Snappy, gzip, LZ4 and Zstandard
+    /// data.
+    #[cfg(feature = "parquet")]
+    #[error("Parquet row group {row_group}: the vector column is compressed with {codec}, which hydron does not read (it reads uncompressed, Snappy, gzip, LZ4 and Zstandard data: rewrite the file with one of those, e.g. pyarrow's compression=\"zstd\")")]
+    UnsupportedCompression {
+        /// The row group.
+        row_group: usize,
+        /// The codec, as Parquet names it (`BROTLI`, `LZO`).
+        codec: String,
+    },
     /// A Parquet page claims to decompress to more than the reader accepts;
     /// checked before any memory is taken for it.
     #[cfg(feature = "parquet")]

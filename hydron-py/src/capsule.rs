@@ -276,6 +276,17 @@ fn checked_import(
     }));
     match checked {
         Ok(Ok(Ok(array))) => Ok(array),
+        // arrow-rs refuses some columns other producers export (Polars'
+        // all-null columns): say that every column is imported.
+        Ok(Ok(Err(e))) if matches!(declared, DataType::Struct(f) if f.len() > 1) => {
+            Err(arrow_error(
+                py,
+                ArrowError::CDataInterface(format!(
+                    "{e}; hydron imports every column of a table: pass only the vector \
+                     column (df.select(\"vector\"), table.select([\"vector\"]))"
+                )),
+            ))
+        }
         Ok(Ok(Err(e))) => Err(arrow_error(py, e)),
         Ok(Err(why)) => Err(mismatch(why)),
         Err(panic) => Err(mismatch(

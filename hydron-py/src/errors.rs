@@ -274,6 +274,12 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
         CodecError::WrongColumnType { .. }
         | CodecError::MissingColumn { .. }
         | CodecError::AmbiguousColumn { .. } => raise(py, "FormatError", message, &[]),
+        CodecError::UnsupportedCompression { row_group, .. } => raise(
+            py,
+            "FormatError",
+            message,
+            &[("row_group", int(py, *row_group as u64))],
+        ),
         CodecError::Arrow(_) => raise(py, "FormatError", message, &[]),
         CodecError::NullValue { row, coordinate } => {
             let mut kw = vec![

@@ -118,10 +118,12 @@ fn from_data(py: Python<'_>, data: &arrays::Data<'_>, policy: Policy) -> PyResul
 /// format : {"fory", "jsonl", "parquet"}, default "fory"
 ///     Binary (chunks of fory batch messages), text (JSON Lines), or
 ///     Parquet (the default when ``path`` ends in ``.parquet`` or ``.pq``;
-///     written as :func:`save_parquet` writes it, with its defaults).
+///     written as :func:`save_parquet` writes it, Snappy-compressed, with
+///     row groups of ``chunk_vectors`` vectors).
 /// chunk_vectors : int, default 65536
 ///     Vectors per checksummed chunk, 1..=1048576 (the row group size
-///     for Parquet).
+///     for Parquet: note that :func:`save_parquet`'s own default is
+///     262144).
 /// durable : bool, default True
 ///     fsync the file and its directory before returning.
 /// policy : {"strict", "renormalize", "trusted"}, default "strict"
@@ -148,6 +150,9 @@ pub fn save(
     policy: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     if saves_parquet(&path, format) {
+        // The same range as a container's chunks (checked here, for the
+        // same message), as the row group size.
+        options(chunk_vectors, durable)?;
         let options = pyparquet::options("snappy", chunk_vectors, durable)?;
         let input = arrays::vectors(vectors, "vectors")?;
         let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
@@ -178,6 +183,7 @@ pub fn dumps<'py>(
     policy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     if format.is_some_and(|f| saves_parquet(std::path::Path::new(""), Some(f))) {
+        options(chunk_vectors, true)?; // the documented range, as for save
         let options = pyparquet::options("snappy", chunk_vectors, true)?;
         return encode_vectors(py, vectors, policy, |gf8| {
             let mut encoder = parquet::ParquetEncoder::new(Vec::new(), options)?;
@@ -380,7 +386,9 @@ pub fn iter_chunks(
 /// error caught) raises ``HydronError``, since nothing was saved. Vectors
 /// are checked by ``policy`` as they are written. ``path`` is made
 /// absolute when the writer is created. One writer may be shared by
-/// threads: calls take turns.
+/// threads: calls take turns. It writes no Parquet: a ``path`` ending in
+/// ``.parquet`` or ``.pq`` needs an explicit ``format`` (use
+/// :func:`save_parquet` for Parquet).
 ///
 /// Examples
 /// --------
@@ -455,11 +463,20 @@ impl FileWriter {
         durable: bool,
         policy: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<FileWriter> {
+        let format_arg_missing = format.is_none();
         let (format, options) = (
             policy::format(format, false)?,
             options(chunk_vectors, durable)?,
         );
         let policy = parse_or_strict(policy)?;
+        if format_arg_missing && saves_parquet(&path, None) {
+            return Err(PyValueError::new_err(format!(
+                "{}: a FileWriter writes hydron containers (fory, jsonl), not Parquet; \
+                 use save_parquet for a .parquet file, or pass format=\"fory\" to write a \
+                 container under this name",
+                path.display()
+            )));
+        }
         let writer = detached(py, || file::FileWriter::create(&path, format, options))?;
         Ok(FileWriter {
             state: Mutex::new(WriterState::Open(writer)),

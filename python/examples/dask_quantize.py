@@ -25,9 +25,7 @@ compares, exactly.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
-import re
 import time
 
 import numpy as np
@@ -90,11 +88,30 @@ def run(source: str, target: str, query: np.ndarray = QUERY, max_angle: float = 
     return time.perf_counter() - start
 
 
+def parquet_files(location: str):
+    """The file system of ``location`` (a directory or a URL: ``s3://...``,
+    through fsspec, as Dask reads it) and its Parquet files in the order
+    Dask reads them: natural order, so ``part-2`` comes before ``part-10``
+    and ``part.2`` before ``part.10``."""
+    import fsspec
+    from dask.utils import natural_sort_key
+
+    fs, root = fsspec.core.url_to_fs(location)
+    return fs, sorted(fs.glob(root.rstrip("/") + "/*.parquet"), key=natural_sort_key)
+
+
 def single_process(source: str, query: np.ndarray = QUERY, max_angle: float = 1.0):
     """The same answer in this process, with hydron alone."""
+    from fsspec.implementations.local import LocalFileSystem
+
+    fs, paths = parquet_files(source)
     codes, near = [], []
-    for path in sorted(glob.glob(os.path.join(source, "*.parquet"))):
-        vectors = hydron.load_parquet(path)
+    for path in paths:
+        if isinstance(fs, LocalFileSystem):
+            vectors = hydron.load_parquet(path)
+        else:
+            with fs.open(path, "rb") as f:  # read whole, at most 1 GiB a file
+                vectors = hydron.load_parquet(f)
         codes.append(hydron.nearest_roots(vectors))
         near.append(hydron.geodesic_distance(query, vectors) <= max_angle)
     return np.concatenate(codes), np.concatenate(near)
@@ -102,11 +119,8 @@ def single_process(source: str, query: np.ndarray = QUERY, max_angle: float = 1.
 
 def read_result(target: str):
     """The job's output, in partition order (``part.0``, ``part.1``, ...)."""
-    def number(path: str) -> int:
-        return int(re.search(r"(\d+)\.parquet$", path).group(1))
-
-    parts = sorted(glob.glob(os.path.join(target, "*.parquet")), key=number)
-    table = pa.concat_tables(pq.read_table(p) for p in parts)
+    fs, paths = parquet_files(target)
+    table = pa.concat_tables(pq.read_table(p, filesystem=fs) for p in paths)
     return (
         table.column("code").to_numpy(),
         table.column("near").to_numpy(zero_copy_only=False),

@@ -398,10 +398,12 @@ def save(path: _Path, vectors: _F32, format: str | None = None, *,
     format : {"fory", "jsonl", "parquet"}, default "fory"
         Binary (chunks of fory batch messages), text (JSON Lines), or
         Parquet (the default when ``path`` ends in ``.parquet`` or ``.pq``;
-        written as :func:`save_parquet` writes it, with its defaults).
+        written as :func:`save_parquet` writes it, Snappy-compressed, with
+        row groups of ``chunk_vectors`` vectors).
     chunk_vectors : int, default 65536
         Vectors per checksummed chunk, 1..=1048576 (the row group size
-        for Parquet).
+        for Parquet: note that :func:`save_parquet`'s own default is
+        262144).
     durable : bool, default True
         fsync the file and its directory before returning.
     policy : {"strict", "renormalize", "trusted"}, default "strict"
@@ -483,7 +485,9 @@ class FileWriter:
     error caught) raises ``HydronError``, since nothing was saved. Vectors
     are checked by ``policy`` as they are written. ``path`` is made
     absolute when the writer is created. One writer may be shared by
-    threads: calls take turns.
+    threads: calls take turns. It writes no Parquet: a ``path`` ending in
+    ``.parquet`` or ``.pq`` needs an explicit ``format`` (use
+    :func:`save_parquet` for Parquet).
 
     Examples
     --------

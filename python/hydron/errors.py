@@ -54,14 +54,17 @@ class FormatError(HydronError):
     """The data is not of the expected kind, or its framing is malformed.
 
     ``offset`` is the byte offset of the problem when known; ``line`` and
-    ``column`` (1-based) are set for JSON text.
+    ``column`` (1-based) are set for JSON text; ``row_group`` for a Parquet
+    row group compressed with a codec hydron does not read (Brotli, LZO).
     """
 
     def __init__(self, message: str, *, offset: int | None = None,
-                 line: int | None = None, column: int | None = None):
+                 line: int | None = None, column: int | None = None,
+                 row_group: int | None = None):
         super().__init__(message, offset=offset)
         self.line = line
         self.column = column
+        self.row_group = row_group
 
 
 class UnsupportedVersionError(FormatError):

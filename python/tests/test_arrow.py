@@ -289,3 +289,12 @@ def test_a_column_name_for_a_single_column_must_be_its_own():
     assert same(hydron.from_arrow(series, column="vector"), V)
     with pytest.raises(ValueError, match='column "other": .*named "vector"'):
         hydron.from_arrow(series, column="other")
+
+
+def test_a_column_arrow_rs_cannot_import_says_to_select_the_vector_column():
+    import polars as pl
+    df = pl.DataFrame({"n": [None] * 3,
+                       "vector": pl.Series(V[:3], dtype=pl.Array(pl.Float32, 8))})
+    with pytest.raises(FormatError, match=r'pass only the vector column \(df.select\("vector"\)'):
+        hydron.from_arrow(df)
+    assert same(hydron.from_arrow(df.select("vector")), V[:3])

@@ -648,3 +648,16 @@ def test_a_pipe_is_decoded_as_it_arrives(tmp_path):
     with os.fdopen(r, "rb") as f:
         assert (hydron.load(f) == v).all()
     writer.join()
+
+
+def test_a_parquet_name_needs_save_parquet_or_an_explicit_container_format(tmp_path):
+    with pytest.raises(ValueError, match="a FileWriter writes hydron containers"):
+        hydron.FileWriter(tmp_path / "g.parquet")
+    assert os.listdir(tmp_path) == []
+    with hydron.FileWriter(tmp_path / "g.parquet", "fory") as w:  # asked for: a container
+        w.write(THREE)
+    assert (bits(hydron.load(tmp_path / "g.parquet")) == bits(THREE)).all()  # by content
+    for save in (lambda: hydron.save(tmp_path / "big.parquet", THREE, chunk_vectors=2_000_000),
+                 lambda: hydron.dumps(THREE, "parquet", chunk_vectors=0)):
+        with pytest.raises(ValueError, match="chunk_vectors"):
+            save()

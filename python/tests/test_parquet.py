@@ -296,3 +296,34 @@ def test_any_size_and_row_group_round_trips(tmp_path_factory, n, group, compress
     assert table.num_rows == n
     if n:
         assert same(table.column("vector").combine_chunks().flatten().to_numpy().reshape(-1, 8), v)
+
+
+def test_a_codec_hydron_does_not_read_is_a_format_error_not_corruption(tmp_path):
+    """Brotli (which pyarrow, Polars and DuckDB can write) is not compiled
+    into hydron: the file is well formed, so it is a FormatError naming the
+    codec and the row group, not a CorruptError."""
+    brotli = tmp_path / "brotli.parquet"
+    pq.write_table(pa.table({"vector": pa.array(hydron.to_arrow(V[:100]))}), brotli,
+                   compression="brotli")
+    for read in (hydron.load_parquet, hydron.load, lambda p: list(hydron.iter_parquet(p))):
+        with pytest.raises(FormatError, match="compressed with BROTLI, which hydron does not read") as e:
+            read(brotli)
+        assert not isinstance(e.value, CorruptError) and e.value.row_group == 0
+    if os.environ.get("HYDRON_CLI"):  # set by python/run-tests.sh
+        import subprocess
+        done = subprocess.run([os.environ["HYDRON_CLI"], "validate", str(brotli)],
+                              capture_output=True, text=True)
+        assert done.returncode == 4 and "BROTLI" in done.stderr, done.stderr
+    path = tmp_path / "other.parquet"
+    # The other codecs pyarrow writes are read.
+    for codec in ("zstd", "snappy", "gzip", "lz4", "none"):
+        pq.write_table(pa.table({"vector": pa.array(hydron.to_arrow(V[:100]))}), path,
+                       compression=codec)
+        assert same(hydron.load_parquet(path), V[:100])
+
+
+def test_a_directory_is_named_as_one(tmp_path):
+    (tmp_path / "dataset").mkdir()
+    for read in (hydron.load_parquet, hydron.load_codes_parquet, hydron.iter_parquet):
+        with pytest.raises(IsADirectoryError, match="is a directory"):
+            read(tmp_path / "dataset")

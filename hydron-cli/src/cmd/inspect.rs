@@ -113,6 +113,10 @@ fn to_text(args: &InspectArgs, s: &Scan) -> String {
             s.chunks,
             if s.chunks == 1 { "" } else { "s" }
         ),
+        "none" if kind.is_parquet() => "none of hydron's (the file was written by another \
+                                         tool, or rewritten; page checksums, where its writer \
+                                         stored them, match)"
+            .to_owned(),
         "none" => "none (this form has no checksums)".to_owned(),
         "failed" => "FAILED (see the error below)".to_owned(),
         _ => "not all checked (reading stopped, see the error below)".to_owned(),

@@ -60,13 +60,17 @@ impl Scan {
     }
 
     /// The state of the checksums: `ok`, `failed`, `unchecked` (reading
-    /// stopped for another reason) or `none` (the form has none).
+    /// stopped for another reason) or `none` (the form has none, or a
+    /// Parquet file without hydron's row group checksums: its page
+    /// checksums, where written, were still checked).
     #[must_use]
     pub fn checksums(&self) -> &'static str {
+        let parquet_without_ours = self.parquet.as_ref().is_some_and(|p| !p.hydron_checksums);
         match (self.kind, &self.error) {
             (Some(k), _) if !k.has_checksums() => "none",
-            (Some(_), None) => "ok",
             (_, Some(e)) if e.class == Class::Corrupt => "failed",
+            (Some(_), _) if parquet_without_ours => "none",
+            (Some(_), None) => "ok",
             _ => "unchecked",
         }
     }

@@ -92,11 +92,19 @@ fn to_text(args: &ValidateArgs, s: &Scan) -> String {
     };
     if s.complete() && s.summary.invalid == 0 {
         let checks = if let Some(p) = &s.parquet {
-            format!(
-                ", every checksum it holds matches ({} row group{})",
-                p.row_groups,
-                if p.row_groups == 1 { "" } else { "s" }
-            )
+            let plural = if p.row_groups == 1 { "" } else { "s" };
+            if p.hydron_checksums {
+                format!(
+                    ", hydron's checksums match ({} row group{plural})",
+                    p.row_groups
+                )
+            } else {
+                format!(
+                    " ({} row group{plural}; it holds none of hydron's checksums, so only \
+                     page checksums, where its writer stored them, were checked)",
+                    p.row_groups
+                )
+            }
         } else if kind.has_checksums() {
             format!(
                 ", all checksums match ({} chunk{})",

@@ -401,6 +401,25 @@ impl ParquetReader {
         Ok(reader)
     }
 
+    /// Whether the file holds hydron's CRC-32 of each row group (the
+    /// footer key `hydron.crc32`, which hydron writes and other tools drop
+    /// when they rewrite a file). Without it only the page checksums that
+    /// the writer stored, if any, are checked.
+    ///
+    /// ```
+    /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
+    /// use hydron_codec::Policy;
+    /// let mut e = ParquetEncoder::new(Vec::new(), ParquetOptions::new())?;
+    /// e.write(&hydron_core::E8_ROOTS)?;
+    /// let reader = ParquetReader::from_bytes(e.finish()?, Policy::Strict, ParquetReadOptions::new())?;
+    /// assert!(reader.has_checksums());
+    /// # Ok::<(), hydron_codec::CodecError>(())
+    /// ```
+    #[must_use]
+    pub fn has_checksums(&self) -> bool {
+        self.checksums.is_some()
+    }
+
     /// The number of vectors the footer claims (a claim: the rows read are
     /// checked against it, and nothing is allocated from it).
     ///
@@ -704,6 +723,12 @@ impl ParquetReader {
             .collect();
         for &leaf in &leaves {
             let chunk = row_group.column(leaf);
+            if let Some(codec) = unreadable_codec(chunk.compression()) {
+                return Err(CodecError::UnsupportedCompression {
+                    row_group: group,
+                    codec: codec.into(),
+                });
+            }
             let start = chunk
                 .dictionary_page_offset()
                 .unwrap_or_else(|| chunk.data_page_offset());
@@ -1023,6 +1048,17 @@ fn wrong_target(asked: &str, opened: &str) -> CodecError {
     ))
 }
 
+/// The name of `codec` if this build cannot decompress it (the parquet
+/// crate's `brotli` feature is off, and no build reads LZO).
+fn unreadable_codec(codec: ::parquet::basic::Compression) -> Option<&'static str> {
+    use ::parquet::basic::Compression as C;
+    match codec {
+        C::BROTLI(_) => Some("BROTLI"),
+        C::LZO => Some("LZO"),
+        C::UNCOMPRESSED | C::SNAPPY | C::GZIP(_) | C::LZ4 | C::ZSTD(_) | C::LZ4_RAW => None,
+    }
+}
+
 /// Opens a regular file (Parquet needs its length and random access).
 /// A FIFO or a device is refused before it is opened (opening a FIFO
 /// waits for a writer).
@@ -1034,7 +1070,15 @@ fn open_file(path: &Path) -> std::io::Result<Source> {
              (read a pipe into memory first)",
         )
     };
-    if !std::fs::metadata(path)?.is_file() {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory, not a Parquet file (a dataset of several files? read them \
+             one by one, or the directory with Dask, Polars or DuckDB)",
+        ));
+    }
+    if !meta.is_file() {
         return Err(not_regular());
     }
     let file = File::open(path)?;
