@@ -503,24 +503,19 @@ fn float32_weights(w: &Bound<'_, PyAny>, points: usize) -> PyResult<Vec<f32>> {
     }
     let usable = |w: f64| w.is_finite() && w > 0.0;
     let narrow_loses = |w: f64| !(f64::from(f32::MIN_POSITIVE)..=f64::from(f32::MAX)).contains(&w);
-    let scale = match wide.iter().copied().filter(|&w| usable(w)).reduce(f64::max) {
-        // 2^-e with 2^e ≤ max < 2^(e+1): the largest weight lands in [1, 2).
-        // In two factors, since 2^1074 (for a subnormal max) overflows.
+    // 2^k with 2^-k ≤ max < 2^(1-k): the largest weight lands in [1, 2).
+    // Applied as two factors, one after the other: 2^1074 (for a subnormal
+    // max) is not a float.
+    let k = match wide.iter().copied().filter(|&w| usable(w)).reduce(f64::max) {
         Some(max) if wide.iter().any(|&w| usable(w) && narrow_loses(w)) => {
-            let k = -max.log2().floor() as i32;
-            2f64.powi(k / 2) * 2f64.powi(k - k / 2)
+            -max.log2().floor() as i32
         }
-        _ => 1.0,
+        _ => 0,
     };
+    let (half, rest) = (2f64.powi(k / 2), 2f64.powi(k - k / 2));
     Ok(wide
         .into_iter()
-        .map(|w| {
-            if usable(w) {
-                (w * scale) as f32
-            } else {
-                w as f32
-            }
-        })
+        .map(|w| if usable(w) { w * half * rest } else { w } as f32)
         .collect())
 }
 

@@ -253,6 +253,14 @@ def test_weights_keep_their_ratios_beyond_float32s_range():
         hydron.spherical_mean(p, [-1, 1e300])
 
 
+def test_subnormal_float64_weights_keep_their_ratios():
+    # The scale that brings them to 1 (about 2^1072) is not a float64 on
+    # its own: it is applied in two factors.
+    p = hydron.E8_ROOTS[[0, 1]]
+    got = hydron.spherical_mean(p, np.array([1, 3], np.float64) * 5e-324)
+    assert (bits(got) == bits(hydron.spherical_mean(p, [1, 3]))).all()
+
+
 @pytest.mark.parametrize("bad, error, text", [
     (1.0, ValueError, r"shape \(2,\), got shape \(\)"),
     ([[1, 2]], ValueError, r"got shape \(1, 2\)"),
