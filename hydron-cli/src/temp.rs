@@ -112,17 +112,15 @@ impl TempFile {
     /// Renames the file over its target (the caller has flushed it) and
     /// takes it off the registry, both under the registry's lock.
     pub fn commit(mut self) -> Result<(), CliError> {
-        let target = std::mem::take(&mut self.target);
-        let target = target.as_path();
         let Some(path) = self.path.take() else {
             return Ok(());
         };
         let mut list = registry();
-        if let Err(e) = fs::rename(&path, target) {
+        if let Err(e) = fs::rename(&path, &self.target) {
             let _ = fs::remove_file(&path);
             list.retain(|p| p != &path);
             return Err(CliError::io(
-                target,
+                &self.target,
                 &io::Error::new(
                     e.kind(),
                     format!("cannot rename {} over it: {e}", path.display()),

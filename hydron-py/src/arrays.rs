@@ -13,9 +13,10 @@
 
 use hydron_core::{BatchError, E8Root, Gf8};
 use numpy::ndarray::Array2;
+use numpy::ndarray::Dimension;
 use numpy::{
-    dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2,
-    PyUntypedArray, PyUntypedArrayMethods,
+    dtype, Element, PyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods,
+    PyReadonlyArray, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -115,28 +116,36 @@ pub fn vectors<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vectors<'py
         )));
     }
     let arr = arr.cast::<PyArray2<f32>>()?;
-    // In place only when the memory is row after row of aligned floats
-    // (`as_slice` also accepts Fortran order and checks alignment, not the
-    // order). Every other layout is copied by numpy, not by a strided view:
-    // rust-numpy's views divide each stride by 4 and assume alignment, so
-    // a stride of 33 bytes (a packed structured array's field) would read
-    // the wrong floats.
+    Ok(Vectors::Array(in_c_order(arr, what)?))
+}
+
+/// `arr` read-only and in C order: the array itself when its memory is
+/// already C-ordered, aligned float32 (`as_slice` also accepts Fortran
+/// order, so the order is checked apart), else numpy's C-ordered copy.
+/// Every other layout is copied by numpy, not read through a strided view:
+/// rust-numpy's views divide each stride by 4 and assume alignment, so a
+/// stride of 33 bytes (a packed structured array's field) would read the
+/// wrong floats.
+fn in_c_order<'py, D: Dimension>(
+    arr: &Bound<'py, PyArray<f32, D>>,
+    what: &str,
+) -> PyResult<PyReadonlyArray<'py, f32, D>> {
     if arr.is_c_contiguous() {
         let array = arr.try_readonly()?;
         if array.as_slice().is_ok() {
-            return Ok(Vectors::Array(array));
+            return Ok(array);
         }
     }
     let copy = arr
         .call_method1("copy", ("C",))?
-        .cast_into::<PyArray2<f32>>()?;
+        .cast_into::<PyArray<f32, D>>()?;
     let array = copy.try_readonly()?;
     if array.as_slice().is_err() {
         return Err(PyValueError::new_err(format!(
             "{what}: numpy's C-ordered copy of the array is not contiguous and aligned"
         )));
     }
-    Ok(Vectors::Array(array))
+    Ok(array)
 }
 
 /// A vector or vectors: a `(8,)` array is one vector (`single` is true),
@@ -144,19 +153,14 @@ pub fn vectors<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vectors<'py
 pub fn one_or_many<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<(Vectors<'py>, bool)> {
     let arr = float32_array(obj, what)?;
     if arr.shape() == [8] {
-        let arr = arr.cast::<PyArray1<f32>>()?;
-        // In place when contiguous and aligned, else from numpy's copy
-        // (see `vectors` for why not from a strided view).
-        if let Some(one) = first_vector(arr)? {
-            return Ok((Vectors::One([one]), true));
-        }
-        let copy = arr.call_method0("copy")?.cast_into::<PyArray1<f32>>()?;
-        return match first_vector(&copy)? {
-            Some(one) => Ok((Vectors::One([one]), true)),
-            None => Err(PyValueError::new_err(format!(
-                "{what}: numpy's copy of the vector is not contiguous and aligned"
-            ))),
+        let arr = in_c_order(arr.cast::<PyArray1<f32>>()?, what)?;
+        // `in_c_order` gave a contiguous (8,) array: 8 floats.
+        let Some(one) = arr.as_slice().ok().and_then(|s| s.try_into().ok()) else {
+            return Err(PyValueError::new_err(format!(
+                "{what}: expected 8 contiguous floats"
+            )));
         };
+        return Ok((Vectors::One([one]), true));
     }
     if arr.shape().len() != 2 {
         return Err(PyValueError::new_err(format!(
@@ -165,16 +169,6 @@ pub fn one_or_many<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<(Vector
         )));
     }
     Ok((vectors(obj, what)?, false))
-}
-
-/// The 8 floats of a `(8,)` array when its memory is contiguous and
-/// aligned, else `None`.
-fn first_vector(arr: &Bound<'_, PyArray1<f32>>) -> PyResult<Option<[f32; 8]>> {
-    Ok(arr
-        .try_readonly()?
-        .as_slice()
-        .ok()
-        .and_then(|s| s.try_into().ok()))
 }
 
 /// One vector of shape `(8,)`, as its coordinates.
@@ -275,14 +269,18 @@ pub fn codes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
     }
     // Unsigned codes as uint64 and signed ones as int64, so that no value
     // wraps around before it is checked (2**64 - 1 is not -1).
-    let wide: Vec<i128> = if kind == b'u' {
-        let wide = arr.call_method1("astype", ("uint64",))?;
-        let wide = wide.cast::<PyArray1<u64>>()?.to_vec()?;
-        wide.into_iter().map(i128::from).collect()
+    fn widened<T: Element + Into<i128>>(
+        arr: &Bound<'_, PyAny>,
+        dtype: &str,
+    ) -> PyResult<Vec<i128>> {
+        let wide = arr.call_method1("astype", (dtype,))?;
+        let wide = wide.cast::<PyArray1<T>>()?.to_vec()?;
+        Ok(wide.into_iter().map(Into::into).collect())
+    }
+    let wide = if kind == b'u' {
+        widened::<u64>(arr, "uint64")?
     } else {
-        let wide = arr.call_method1("astype", ("int64",))?;
-        let wide = wide.cast::<PyArray1<i64>>()?.to_vec()?;
-        wide.into_iter().map(i128::from).collect()
+        widened::<i64>(arr, "int64")?
     };
     let mut out = Vec::with_capacity(wide.len());
     for (i, &c) in wide.iter().enumerate() {

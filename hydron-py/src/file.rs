@@ -429,19 +429,6 @@ impl FileWriter {
             .map_err(|_| PyValueError::new_err("the writer was poisoned"))
     }
 
-    /// Takes the open writer and leaves `next`; `None` (and the state
-    /// unchanged) when it is not open.
-    fn take(&self, py: Python<'_>, next: WriterState) -> PyResult<Option<file::FileWriter>> {
-        let mut guard = self.state(py)?;
-        if !matches!(*guard, WriterState::Open(_)) {
-            return Ok(None);
-        }
-        match std::mem::replace(&mut *guard, next) {
-            WriterState::Open(writer) => Ok(Some(writer)),
-            _ => Ok(None),
-        }
-    }
-
     /// The error for a call on a writer that is not open.
     fn not_open(&self, py: Python<'_>, state: &WriterState) -> PyErr {
         match state {
@@ -524,15 +511,17 @@ impl FileWriter {
 
     /// Complete the file and rename it over the target.
     fn finish(&self, py: Python<'_>) -> PyResult<()> {
-        let Some(writer) = self.take(py, WriterState::Finished)? else {
-            let guard = self.state(py)?;
-            return Err(self.not_open(py, &guard));
-        };
-        detached(py, || writer.finish()).inspect_err(|e| {
-            if let Ok(mut guard) = self.state(py) {
-                *guard = WriterState::Failed(e.to_string());
+        let mut guard = self.state(py)?;
+        let writer = match std::mem::replace(&mut *guard, WriterState::Finished) {
+            WriterState::Open(writer) => writer,
+            other => {
+                let err = self.not_open(py, &other);
+                *guard = other;
+                return Err(err);
             }
-        })
+        };
+        detached(py, || writer.finish())
+            .inspect_err(|e| *guard = WriterState::Failed(e.to_string()))
     }
 
     /// Remove the temporary file; the target is left as it was.
@@ -566,20 +555,15 @@ impl FileWriter {
         if exc_type.is_some_and(|t| !t.is_none()) {
             return self.abort(py);
         }
-        let open = {
-            let guard = self.state(py)?;
-            match &*guard {
-                WriterState::Open(_) => true,
-                WriterState::Finished | WriterState::Aborted => false,
-                // A write failed inside the block and the error was caught:
-                // leaving quietly would lose the vectors without a word.
-                failed @ WriterState::Failed(_) => return Err(self.not_open(py, failed)),
-            }
-        };
-        if open {
-            self.finish(py)
-        } else {
-            Ok(())
+        if matches!(
+            *self.state(py)?,
+            WriterState::Finished | WriterState::Aborted
+        ) {
+            return Ok(());
         }
+        // Open: finish. Failed (a write failed inside the block and its
+        // error was caught): `finish` raises, since leaving quietly would
+        // lose the vectors without a word.
+        self.finish(py)
     }
 }
