@@ -7,9 +7,10 @@
 //! renames. Dropping a sink or a [`Done`] removes the temporary file and
 //! leaves the target as it was.
 //!
-//! Anything else at the output path (a character device such as
-//! `/dev/null`, a FIFO, a socket, `/dev/stdout`) and `-` (standard output)
-//! is written to directly, as it goes, and never replaced.
+//! A character device such as `/dev/null`, a FIFO, a socket, an open file
+//! named through `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/3`) and `-`
+//! (standard output) are written to directly, as it goes, and never
+//! replaced; the rule is hydron-codec's [`Destination`], the library's.
 //!
 //! Parquet is written the same way, through hydron-codec's
 //! [`ParquetEncoder`]: to the temporary file for a regular file (what
@@ -17,11 +18,12 @@
 //! and the rename after the report), straight to standard output or a
 //! FIFO otherwise (Parquet needs no seeking to write).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
+use hydron_codec::destination::{Destination, DirectFile};
 use hydron_codec::file::{Encoder, FileOptions, Format};
 use hydron_codec::parquet::{ParquetEncoder, ParquetOptions};
 use hydron_codec::{fory, json, CodecError};
@@ -178,87 +180,22 @@ impl Done {
     }
 }
 
-/// How an output path is written.
-enum Route {
-    /// Through a temporary file renamed over this path: the output path
-    /// with its symbolic links followed, so that a link keeps pointing at
-    /// the file it named, which is what changes.
-    Replace(PathBuf),
-    /// Directly, opened for writing (`-` opens nothing).
-    Direct,
-}
-
-/// Symbolic links followed at most (as Linux's `MAXSYMLINKS`).
-const MAX_LINKS: usize = 40;
-
-/// Decides how `path` is written: `-` and anything that is not a regular
-/// file (after following symbolic links) directly; a regular file or a
-/// new path through a temporary file next to the file the links lead to.
-/// A link that leads through `/dev` or `/proc` (`/dev/stdout`,
-/// `/proc/self/fd/1`) is written directly even when it ends at a regular
-/// file: it names an open file, not a place. A path ending in `/` names a
-/// directory and is refused.
-fn route(path: &Path) -> Result<Route, CliError> {
-    if path.as_os_str() == "-" {
-        return Ok(Route::Direct);
-    }
-    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
-        return Err(CliError::new(
-            Class::Io,
-            format!("{}: names a directory, not a file", path.display()),
-        ));
-    }
-    let mut at = path.to_path_buf();
-    for _ in 0..=MAX_LINKS {
-        let meta = match std::fs::symlink_metadata(&at) {
-            Ok(m) => m,
-            // A new file, or a dangling link's missing target.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Route::Replace(at)),
-            Err(e) => return Err(CliError::io(path, &e)),
-        };
-        if meta.file_type().is_symlink() {
-            if at.starts_with("/dev") || at.starts_with("/proc") {
-                return Ok(Route::Direct);
-            }
-            let link = std::fs::read_link(&at).map_err(|e| CliError::io(path, &e))?;
-            // A relative link is relative to the link's directory.
-            at = temp::dir_of(&at).join(link);
-        } else if meta.is_dir() {
-            return Err(CliError::new(
-                Class::Io,
-                format!("{}: is a directory", path.display()),
-            ));
-        } else if meta.is_file() {
-            return Ok(Route::Replace(at));
-        } else {
-            return Ok(Route::Direct);
-        }
+/// Refuses an output written directly that is the regular file `input`
+/// (as `cat` does: appending to the input would read back what is
+/// written). Checked before anything is written or truncated.
+fn refuse_input(path: &Path, output: &File, input: Option<FileId>) -> Result<(), CliError> {
+    if input.is_none() || output.metadata().ok().and_then(|m| file_id(&m)) != input {
+        return Ok(());
     }
     Err(CliError::new(
         Class::Io,
         format!(
-            "{}: more than {MAX_LINKS} symbolic links to follow",
+            "{}: the output is the input file (writing to it while reading it would read \
+             back what is written); write to another file, or name the input as the output \
+             path to replace it",
             path.display()
         ),
     ))
-}
-
-/// A handle on standard output if `file` is the same file (`/dev/stdout`,
-/// `/proc/self/fd/1`).
-fn stdout_if_same(file: &File) -> Option<File> {
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsFd;
-        use std::os::unix::fs::MetadataExt;
-        let out = File::from(io::stdout().as_fd().try_clone_to_owned().ok()?);
-        let (a, b) = (out.metadata().ok()?, file.metadata().ok()?);
-        (a.dev() == b.dev() && a.ino() == b.ino()).then_some(out)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = file;
-        None
-    }
 }
 
 impl Sink {
@@ -279,12 +216,17 @@ impl Sink {
         layout: Layout,
         input: Option<FileId>,
     ) -> Result<Sink, CliError> {
-        let (file, place) = match route(path)? {
-            Route::Replace(dest) => {
+        let destination = if path.as_os_str() == "-" {
+            None
+        } else {
+            Some(Destination::of(path).map_err(|e| CliError::io(path, &e))?)
+        };
+        let (file, place) = match destination {
+            Some(Destination::Replace { path: dest, .. }) => {
                 let (temp, file) = TempFile::create(&dest)?;
                 (file, Place::Temp(temp))
             }
-            Route::Direct if path.as_os_str() == "-" => {
+            None => {
                 #[cfg(unix)]
                 let file = {
                     use std::os::fd::AsFd;
@@ -299,37 +241,19 @@ impl Sink {
                     Class::Io,
                     "`-` (standard output) as an output is supported on unix only",
                 ));
+                refuse_input(path, &file, input)?;
                 (file, Place::Direct { stdout: true })
             }
-            Route::Direct => {
-                // No create, no truncate: the file is there and is not a
-                // regular file. Waits for a reader if it is a FIFO.
-                let file = OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|e| CliError::io(path, &e))?;
-                match stdout_if_same(&file) {
-                    // `/dev/stdout`: write through the inherited
-                    // descriptor, keeping its offset and append mode.
-                    Some(out) => (out, Place::Direct { stdout: true }),
-                    None => (file, Place::Direct { stdout: false }),
-                }
+            Some(Destination::Direct) => {
+                // Waits for a reader if it is a FIFO; `/dev/stdout` is
+                // written through the inherited descriptor.
+                let direct = DirectFile::open(path).map_err(|e| CliError::io(path, &e))?;
+                refuse_input(path, direct.file(), input)?;
+                let stdout = direct.is_stdout();
+                let file = direct.into_file().map_err(|e| CliError::io(path, &e))?;
+                (file, Place::Direct { stdout })
             }
         };
-        if matches!(place, Place::Direct { .. }) && input.is_some() {
-            let output = file.metadata().ok().and_then(|m| file_id(&m));
-            if output == input {
-                return Err(CliError::new(
-                    Class::Io,
-                    format!(
-                        "{}: the output is the input file (writing to it while reading it \
-                         would read back what is written); write to another file, or name \
-                         the input as the output path to replace it",
-                        path.display()
-                    ),
-                ));
-            }
-        }
         let out = BufWriter::with_capacity(BUFFER_LEN, Written { file, bytes: 0 });
         let mut options = FileOptions::new();
         if let Some(n) = layout.chunk_vectors {
@@ -689,38 +613,5 @@ mod tests {
                 "{n}"
             );
         }
-    }
-
-    #[test]
-    fn devices_and_fifos_are_written_directly_files_replaced() {
-        let dir = tempfile::tempdir().unwrap();
-        assert!(matches!(route(Path::new("-")), Ok(Route::Direct)));
-        assert!(matches!(route(Path::new("/dev/null")), Ok(Route::Direct)));
-        assert!(matches!(route(Path::new("/dev/stdout")), Ok(Route::Direct)));
-        let new = dir.path().join("new");
-        assert!(matches!(route(&new), Ok(Route::Replace(p)) if p == new));
-        let file = dir.path().join("old");
-        std::fs::write(&file, b"x").unwrap();
-        assert!(matches!(route(&file), Ok(Route::Replace(p)) if p == file));
-        assert!(route(dir.path()).is_err());
-        let slash = format!("{}/", dir.path().join("none").display());
-        assert!(route(Path::new(&slash)).is_err());
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn links_lead_to_the_file_they_name_and_loops_stop() {
-        use std::os::unix::fs::symlink;
-        let dir = tempfile::tempdir().unwrap();
-        let real = dir.path().join("real.hyd");
-        symlink("real.hyd", dir.path().join("a")).unwrap(); // dangling, relative
-        symlink(dir.path().join("a"), dir.path().join("b")).unwrap();
-        assert!(matches!(route(&dir.path().join("b")), Ok(Route::Replace(p)) if p == real));
-        std::fs::write(&real, b"x").unwrap();
-        assert!(matches!(route(&dir.path().join("b")), Ok(Route::Replace(p)) if p == real));
-        symlink("/dev/stdout", dir.path().join("out")).unwrap();
-        assert!(matches!(route(&dir.path().join("out")), Ok(Route::Direct)));
-        symlink("loop", dir.path().join("loop")).unwrap();
-        assert!(route(&dir.path().join("loop")).is_err());
     }
 }

@@ -321,6 +321,36 @@ fn dash_and_dev_stdout_stream_the_data_and_report_on_stderr() {
     }
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn an_open_descriptor_as_output_holds_exactly_the_new_data() {
+    // `3<>file` opens the file for writing without emptying it; the tool
+    // writing `/dev/fd/3` leaves exactly its output there (no old bytes
+    // past its end) in the same file, and a pipe gets the data too.
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 300, "a.hyd", "fory");
+    let vs = vectors_of(&input);
+    let held = dir.path().join("held.json");
+    fs::write(&held, vec![b'x'; 1 << 20]).unwrap();
+    let script = format!(
+        "{} convert {} /dev/fd/3 --to json 3<>{}",
+        bin().display(),
+        input.display(),
+        held.display()
+    );
+    let status = Std::new("bash").args(["-c", &script]).status().unwrap();
+    assert!(status.success());
+    assert_eq!(fs::read(&held).unwrap(), json::to_vec(&vs));
+    let script = format!(
+        "{} convert {} /dev/fd/3 --to json 3>&1 >/dev/null | cat",
+        bin().display(),
+        input.display()
+    );
+    let out = Std::new("bash").args(["-c", &script]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, json::to_vec(&vs));
+}
+
 #[test]
 fn a_closed_pipe_ends_quietly() {
     let dir = TempDir::new().unwrap();

@@ -17,6 +17,8 @@
 //!   as `UInt8` arrays: zero-copy export, in-place validated import.
 //! - `parquet` — Parquet files of vectors and codes, streamed by row group,
 //!   saved atomically; reads what pyarrow, Polars and DuckDB write.
+//! - `destination` — the rule every save follows for what a path names (a
+//!   file replaced atomically, a pipe or device written directly).
 //!
 //! Every byte is specified in `docs/format.md`.
 //!
@@ -43,6 +45,7 @@ mod save;
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
+pub mod destination;
 #[cfg(any(feature = "fory", feature = "json"))]
 pub mod file;
 #[cfg(feature = "fory")]

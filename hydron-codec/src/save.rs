@@ -1,26 +1,23 @@
 //! [`SaveTarget`]: the atomic save every file writer shares (the container,
 //! Parquet). A regular file or a new path is written as a hidden temporary
 //! file next to it (with the replaced file's permissions) and renamed over
-//! it on [`commit`](SaveTarget::commit);
-//! a FIFO, a character device or a socket is written directly; anything
-//! else is refused. Dropped without `commit`, the temporary file is removed
-//! and the target is left as it was.
+//! it on [`commit`](SaveTarget::commit); a FIFO, a device or an open file
+//! named through `/dev` or `/proc` is written directly; anything else is
+//! refused (the rule is [`Destination`]'s). Dropped without `commit`, the
+//! temporary file is removed and the target is left as it was.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::{self, File, Metadata, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::destination::{dir_of, Destination, DirectFile};
 use crate::CodecError;
 
 /// The longest file name most file systems take (ext4, XFS, btrfs, APFS,
 /// NTFS in UTF-16 units): temporary names are kept within it.
 const NAME_MAX: usize = 255;
-
-/// Symbolic links followed at most when resolving a target (as Linux's
-/// `MAXSYMLINKS`).
-const MAX_LINKS: usize = 40;
 
 /// Where a save writes, and how it puts the data in place.
 #[derive(Debug)]
@@ -31,15 +28,15 @@ pub(crate) struct SaveTarget {
     /// The path as given, for errors.
     target: PathBuf,
     /// The path replaced on `commit`: `target` made absolute, with links
-    /// resolved.
+    /// resolved (unused for a direct write).
     dest: PathBuf,
     durable: bool,
 }
 
 impl SaveTarget {
     /// Opens where the data for `path` goes: a new temporary file next to
-    /// the file `path` resolves to, or the FIFO or device itself. Errors
-    /// name `path`.
+    /// the file `path` resolves to, or the FIFO, device or open file
+    /// itself. Errors name `path`.
     pub(crate) fn create(path: &Path, durable: bool) -> Result<(SaveTarget, File), CodecError> {
         let target = path.to_path_buf();
         let io_err = |e| in_file(&target, CodecError::Io(e));
@@ -49,30 +46,27 @@ impl SaveTarget {
         // is no current directory to resolve against (WASI), the path is
         // used as given.
         let absolute = std::path::absolute(&target).unwrap_or_else(|_| target.clone());
-        let (dest, meta) = resolve(&absolute).map_err(io_err)?;
-        let (file, temp) = match meta {
-            None => create_temp(&dest).map(|(f, t)| (f, Some(t))),
-            Some(meta) => match Destination::of(&meta) {
+        let (file, temp, dest) = match Destination::of(&absolute).map_err(io_err)? {
+            Destination::Replace { path, existing } => {
+                let (file, temp) = create_temp(&path).map_err(io_err)?;
                 // The replacement keeps the replaced file's mode (a 0600
                 // file stays private); if that cannot be set, the
                 // temporary file is removed and the save fails.
-                Destination::Replace => create_temp(&dest).and_then(|(f, t)| {
-                    match f.set_permissions(meta.permissions()) {
-                        Ok(()) => Ok((f, Some(t))),
-                        Err(e) => {
-                            let _ = fs::remove_file(&t);
-                            Err(e)
-                        }
+                if let Some(meta) = existing {
+                    if let Err(e) = file.set_permissions(meta.permissions()) {
+                        let _ = fs::remove_file(&temp);
+                        return Err(io_err(e));
                     }
-                }),
-                Destination::Direct => OpenOptions::new()
-                    .write(true)
-                    .open(&dest)
-                    .map(|f| (f, None)),
-                Destination::Refuse(e) => Err(e),
-            },
-        }
-        .map_err(io_err)?;
+                }
+                (file, Some(temp), path)
+            }
+            Destination::Direct => {
+                let file = DirectFile::open(&absolute)
+                    .and_then(DirectFile::into_file)
+                    .map_err(io_err)?;
+                (file, None, absolute)
+            }
+        };
         let save = SaveTarget {
             temp,
             target,
@@ -134,83 +128,6 @@ pub(crate) fn in_file(path: &Path, error: CodecError) -> CodecError {
     CodecError::InFile {
         path: path.to_path_buf(),
         error: Box::new(error),
-    }
-}
-
-/// How a save treats an existing target.
-enum Destination {
-    /// A regular file: write a temporary file and rename it over.
-    Replace,
-    /// A FIFO, a character device or a socket: write to it. (Recognized on
-    /// unix only.)
-    #[cfg_attr(not(unix), allow(dead_code))]
-    Direct,
-    /// Anything else.
-    Refuse(io::Error),
-}
-
-impl Destination {
-    fn of(meta: &Metadata) -> Destination {
-        let kind = meta.file_type();
-        if kind.is_file() {
-            return Destination::Replace;
-        }
-        if kind.is_dir() {
-            return Destination::Refuse(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "is a directory, not a file it can replace",
-            ));
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileTypeExt;
-            if kind.is_fifo() || kind.is_char_device() || kind.is_socket() {
-                return Destination::Direct;
-            }
-            if kind.is_block_device() {
-                return Destination::Refuse(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "is a block device; a save does not write to one",
-                ));
-            }
-        }
-        Destination::Refuse(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "is not a regular file, a FIFO or a character device",
-        ))
-    }
-}
-
-/// Follows symbolic links from `target`: the path a save replaces, and
-/// what is there now (`None` if nothing, e.g. a link to a missing file).
-fn resolve(target: &Path) -> io::Result<(PathBuf, Option<Metadata>)> {
-    let mut path = target.to_path_buf();
-    for _ in 0..=MAX_LINKS {
-        match fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                let link = fs::read_link(&path)?;
-                // A relative link is relative to the link's directory.
-                path = if link.is_absolute() {
-                    link
-                } else {
-                    dir_of(&path).join(link)
-                };
-            }
-            Ok(meta) => return Ok((path, Some(meta))),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((path, None)),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(io::Error::other(format!(
-        "more than {MAX_LINKS} symbolic links to follow"
-    )))
-}
-
-/// The directory of `target` (`.` for a bare file name).
-fn dir_of(target: &Path) -> PathBuf {
-    match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
     }
 }
 
@@ -303,12 +220,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dir_of_bare_names_is_the_current_directory() {
-        assert_eq!(dir_of(Path::new("x.hyd")), PathBuf::from("."));
-        assert_eq!(dir_of(Path::new("a/x.hyd")), PathBuf::from("a"));
-    }
-
-    #[test]
     fn temp_files_are_unique_and_hidden() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("t.hyd");
@@ -350,19 +261,5 @@ mod tests {
         let temp = temp_name(name, "1-2-3");
         assert_eq!(temp.len(), NAME_MAX);
         assert!(temp.as_bytes()[1..245].iter().all(|&b| b == 0xff));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn links_are_followed_to_the_end_and_loops_stop() {
-        let dir = tempfile::tempdir().unwrap();
-        let real = dir.path().join("real.hyd");
-        std::os::unix::fs::symlink("real.hyd", dir.path().join("a")).unwrap();
-        std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("b")).unwrap();
-        let (path, meta) = resolve(&dir.path().join("b")).unwrap();
-        assert_eq!(path, real);
-        assert!(meta.is_none());
-        std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();
-        assert!(resolve(&dir.path().join("loop")).is_err());
     }
 }

@@ -601,6 +601,53 @@ fn saving_over_a_directory_fails_cleanly() {
     assert_eq!(files_in(&target), ["keep"]);
 }
 
+/// A save to `/proc/self/fd/N` (what `/dev/stdout` and `/dev/fd/N` lead
+/// to) writes to the open file: a pipe gets the data, and a regular file
+/// holds exactly the new data, with nothing renamed over it.
+#[cfg(target_os = "linux")]
+#[test]
+fn saving_to_an_open_descriptor_writes_through_it() {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    let vs = some_vectors(3000);
+    for format in formats() {
+        let (mut reader, writer) = std::io::pipe().unwrap();
+        let path = format!("/proc/self/fd/{}", writer.as_raw_fd());
+        let drain = std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            reader.read_to_end(&mut bytes).unwrap();
+            bytes
+        });
+        file::save(&path, &vs, format).unwrap();
+        drop(writer);
+        let bytes = drain.join().unwrap();
+        assert_eq!(
+            file::from_slice(&bytes, Policy::Strict).unwrap(),
+            vs,
+            "{format:?}"
+        );
+    }
+
+    // A regular file held open (read-write, no truncation) that was
+    // longer than the save: emptied first, so no old bytes remain; the
+    // same inode, so the holder sees the data.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("held.hyd");
+    std::fs::write(&path, vec![b'x'; 1 << 20]).unwrap();
+    let mut held = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    let through = format!("/proc/self/fd/{}", held.as_raw_fd());
+    file::save(&through, &vs, formats()[0]).unwrap();
+    let mut bytes = Vec::new();
+    held.read_to_end(&mut bytes).unwrap();
+    assert_eq!(file::from_slice(&bytes, Policy::Strict).unwrap(), vs);
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    assert_eq!(files_in(dir.path()), ["held.hyd"]);
+}
+
 #[test]
 fn durable_saves_work_and_overwrite() {
     let dir = tempfile::tempdir().unwrap();

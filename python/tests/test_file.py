@@ -175,6 +175,47 @@ def test_writers_and_iterators_shared_by_threads_take_turns(tmp_path):
     assert done.stdout.split() == [str(n)] * 3
 
 
+SAVE_TO_STDOUT = """
+import sys, hydron
+v = hydron.E8_ROOTS
+print("start", flush=True)
+hydron.save("/dev/stdout", v, format=sys.argv[1])
+with hydron.FileWriter("/dev/stdout", format=sys.argv[1]) as w:
+    w.write(v[:7])
+hydron.save_parquet("/dev/stdout", v[:3])
+print("end", flush=True)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="needs /dev/stdout and /proc")
+@pytest.mark.parametrize("form", ["fory", "jsonl"])
+def test_saving_to_dev_stdout_writes_to_the_stream(tmp_path, form):
+    """`/dev/stdout` is the open stream, not a place: into a pipe the data
+    goes through (it failed: the link led to `pipe:[N]`), and with
+    `>> log` it follows what is there, with later prints after it (the
+    log was replaced, losing both)."""
+    import subprocess
+    import sys
+    piped = subprocess.run([sys.executable, "-c", SAVE_TO_STDOUT, form],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    log = tmp_path / "log"
+    log.write_bytes(b"before\n")
+    with open(log, "ab") as append:
+        done = subprocess.run([sys.executable, "-c", SAVE_TO_STDOUT, form],
+                              stdout=append, stderr=subprocess.PIPE, timeout=120)
+    assert done.returncode == 0, done.stderr
+    data = log.read_bytes()
+    assert data == b"before\n" + piped.stdout
+    first = hydron.dumps(hydron.E8_ROOTS, format=form)
+    second = hydron.dumps(hydron.E8_ROOTS[:7], format=form)
+    assert data.startswith(b"before\nstart\n" + first + second)
+    parquet = data[len(b"before\nstart\n") + len(first) + len(second):-len(b"end\n")]
+    assert data.endswith(b"end\n")
+    assert (bits(hydron.load_parquet(io.BytesIO(parquet))) == bits(hydron.E8_ROOTS[:3])).all()
+    assert os.listdir(tmp_path) == ["log"]
+
+
 class _Raising(io.RawIOBase):
     """A binary file object whose read raises ``error`` after the head."""
 
