@@ -217,7 +217,7 @@ pub fn load<'py>(
     policy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let policy = parse_or_strict(policy)?;
-    let out = if let Some(path) = path_of(source) {
+    let out = if let Some(path) = path_of(source)? {
         if py.detach(|| is_parquet_file(&path)) {
             pyparquet::load_path(py, &path, policy)?
         } else {
@@ -255,7 +255,7 @@ pub fn loads<'py>(
 #[pyfunction]
 pub fn detect_format(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     const HEAD: usize = 64;
-    let head: Vec<u8> = if let Some(path) = path_of(source) {
+    let head: Vec<u8> = if let Some(path) = path_of(source)? {
         py.detach(|| -> std::io::Result<Vec<u8>> {
             let mut head = Vec::with_capacity(HEAD);
             std::fs::File::open(&path)?
@@ -356,7 +356,7 @@ pub fn iter_chunks(
     policy: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ChunkIter> {
     let policy = parse_or_strict(policy)?;
-    let source = if let Some(path) = path_of(source) {
+    let source = if let Some(path) = path_of(source)? {
         Source::File(Box::new(detached(py, || FileReader::open(&path, policy))?))
     } else {
         not_a_file(source)?;

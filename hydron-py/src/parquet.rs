@@ -56,12 +56,13 @@ fn read_options(column: Option<&str>) -> ParquetReadOptions {
     }
 }
 
-/// A path (`str` or `os.PathLike`), or `None` for anything else.
-pub fn path_of(obj: &Bound<'_, PyAny>) -> Option<PathBuf> {
-    if obj.cast::<PyString>().is_ok() || obj.hasattr("__fspath__").unwrap_or(false) {
-        obj.extract().ok()
+/// A path (`str` or `os.PathLike`), or `None` for anything else. An
+/// exception raised by `__fspath__` is raised as it was.
+pub fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
+    if obj.cast::<PyString>().is_ok() || obj.hasattr("__fspath__")? {
+        obj.extract().map(Some)
     } else {
-        None
+        Ok(None)
     }
 }
 
@@ -98,7 +99,7 @@ fn open(
     policy: Option<Policy>,
 ) -> PyResult<ParquetReader> {
     let options = read_options(column);
-    if let Some(path) = path_of(source) {
+    if let Some(path) = path_of(source)? {
         return detached(py, || match policy {
             Some(policy) => ParquetReader::open_with(&path, policy, options),
             None => ParquetReader::open_codes_with(&path, options),

@@ -702,3 +702,22 @@ def test_a_parquet_name_needs_save_parquet_or_an_explicit_container_format(tmp_p
                  lambda: hydron.dumps(THREE, "parquet", chunk_vectors=0)):
         with pytest.raises(ValueError, match="chunk_vectors"):
             save()
+
+
+class _FailingPath:
+    """An ``os.PathLike`` whose ``__fspath__`` raises."""
+
+    def __fspath__(self):
+        raise ValueError("no path today")
+
+
+@pytest.mark.parametrize("call", [
+    lambda p: hydron.load(p), lambda p: hydron.iter_chunks(p), lambda p: hydron.detect_format(p),
+    lambda p: hydron.load_parquet(p), lambda p: hydron.iter_parquet(p),
+    lambda p: hydron.save(p, hydron.E8_ROOTS), lambda p: hydron.FileWriter(p),
+    lambda p: hydron.save_parquet(p, hydron.E8_ROOTS),
+])
+def test_an_exception_from_fspath_is_raised_as_it_was(call):
+    # (It was hidden behind "expected a path, a file object or bytes".)
+    with pytest.raises(ValueError, match="no path today"):
+        call(_FailingPath())
