@@ -161,7 +161,8 @@ pub struct DirectFile {
     standard: Option<Standard>,
 }
 
-/// This process's standard output or error.
+/// This process's standard output or error. (Recognized on unix only.)
+#[cfg_attr(not(unix), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Standard {
     Output,
