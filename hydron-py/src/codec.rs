@@ -201,7 +201,9 @@ pub fn decode_codes<'py>(
 }
 
 /// A JSON array ``[[x0, …, x7], …]`` (UTF-8), each float32 written as
-/// the shortest decimal that reads back to the same bits.
+/// the shortest decimal that reads back to the same bits. JSON has no NaN
+/// or infinity: a vector holding one raises InvalidVectorError, whatever
+/// the policy.
 #[pyfunction]
 #[pyo3(signature = (vectors, *, policy = None))]
 pub fn encode_json<'py>(
@@ -232,6 +234,8 @@ pub fn decode_json<'py>(
 }
 
 /// JSON Lines: one ``[x0, …, x7]`` per line (no container framing).
+/// JSON has no NaN or infinity: a vector holding one raises
+/// InvalidVectorError, whatever the policy.
 #[pyfunction]
 #[pyo3(signature = (vectors, *, policy = None))]
 pub fn encode_jsonl<'py>(

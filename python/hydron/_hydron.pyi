@@ -374,14 +374,18 @@ def decode_codes(data: _Data) -> npt.NDArray[np.uint8]:
 
 def encode_json(vectors: _F32, *, policy: str | None = None) -> bytes:
     """A JSON array ``[[x0, …, x7], …]`` (UTF-8), each float32 written as
-    the shortest decimal that reads back to the same bits."""
+    the shortest decimal that reads back to the same bits. JSON has no NaN
+    or infinity: a vector holding one raises InvalidVectorError, whatever
+    the policy."""
 
 def decode_json(data: _Data | str, *, policy: str | None = None) -> _F32:
     """Decode a JSON array of vectors; errors name the line, column, vector
     and coordinate."""
 
 def encode_jsonl(vectors: _F32, *, policy: str | None = None) -> bytes:
-    """JSON Lines: one ``[x0, …, x7]`` per line (no container framing)."""
+    """JSON Lines: one ``[x0, …, x7]`` per line (no container framing).
+    JSON has no NaN or infinity: a vector holding one raises
+    InvalidVectorError, whatever the policy."""
 
 def decode_jsonl(data: _Data | str, *, policy: str | None = None) -> _F32:
     """Decode JSON Lines of vectors; errors name the line and vector."""

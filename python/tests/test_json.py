@@ -59,3 +59,20 @@ def test_encoders_check_by_policy():
             encode(v)
     with pytest.raises(TypeError, match="bytes-like"):
         hydron.decode_jsonl(12)
+
+
+@pytest.mark.parametrize("encode", [hydron.encode_json, hydron.encode_jsonl])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_trusted_non_finite_vectors_are_refused_not_written_as_null(encode, bad):
+    # JSON has no NaN or infinity; with policy="trusted" they reached the
+    # writer, which wrote `null` and returned text no reader accepts.
+    v = np.zeros((3, 8), np.float32)
+    v[2, 5] = bad
+    with pytest.raises(InvalidVectorError) as e:
+        encode(v, policy="trusted")
+    assert (e.value.index, e.value.coordinate) == (2, 5)
+    v[2, 5] = 3.0                      # finite but not unit: trusted writes it
+    assert (bits(hydron.loads(hydron.dumps(v, "jsonl", policy="trusted"),
+                              policy="trusted")) == bits(v)).all()
+    assert (bits(hydron.decode_jsonl(hydron.encode_jsonl(v, policy="trusted"),
+                                     policy="trusted")) == bits(v)).all()

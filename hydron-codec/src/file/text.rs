@@ -8,10 +8,10 @@
 
 use std::io::{self, BufRead, Write};
 
-use hydron_core::{Gf8, Gf8Error};
+use hydron_core::Gf8;
 
 use super::{bit_distance, near, FileOptions, Section, TEXT_MAGIC, VERSION};
-use crate::json::{json_error, parse_row, write_row, Cursor, LineEnd};
+use crate::json::{json_error, non_finite, parse_row, write_row, Cursor, LineEnd};
 use crate::{CodecError, Policy};
 
 /// The longest line accepted, as for [`crate::json::JsonLinesReader`]. No
@@ -137,19 +137,6 @@ impl<W: Write> Encoder<W> {
         self.writer.flush()?;
         Ok(self.writer)
     }
-}
-
-/// The error for the first non-finite coordinate, if any.
-fn non_finite(coords: &[f32; 8]) -> Option<Gf8Error> {
-    coords.iter().enumerate().find_map(|(coordinate, &value)| {
-        if value.is_nan() {
-            Some(Gf8Error::NotANumber { coordinate })
-        } else if value.is_infinite() {
-            Some(Gf8Error::Infinite { coordinate, value })
-        } else {
-            None
-        }
-    })
 }
 
 /// Reads the text form from `R`, one chunk at a time, checking everything.

@@ -5,7 +5,7 @@ use std::io::{self, BufRead, Write};
 use hydron_core::Gf8;
 
 use super::de::{json_error, parse_row, Cursor};
-use super::ser::write_row;
+use super::ser::{check_finite, write_row};
 use crate::{CodecError, Policy};
 
 /// The longest line [`JsonLinesReader`] accepts, in bytes, newline
@@ -37,6 +37,8 @@ pub const MAX_LINE_LEN: usize = 4096;
 pub struct JsonLinesWriter<W: Write> {
     writer: W,
     line: Vec<u8>,
+    /// Vectors written so far (the index of the next one, for errors).
+    written: u64,
 }
 
 /// How many vectors [`JsonLinesWriter::write_all`] formats before each
@@ -57,6 +59,7 @@ impl<W: Write> JsonLinesWriter<W> {
         JsonLinesWriter {
             writer,
             line: Vec::with_capacity(128),
+            written: 0,
         }
     }
 
@@ -71,13 +74,15 @@ impl<W: Write> JsonLinesWriter<W> {
     /// # Ok::<(), hydron_codec::CodecError>(())
     /// ```
     pub fn write(&mut self, vector: &Gf8) -> Result<(), CodecError> {
-        self.line.clear();
-        write_row(&mut self.line, vector);
-        self.line.push(b'\n');
-        self.writer.write_all(&self.line).map_err(CodecError::Io)
+        self.write_all(core::slice::from_ref(vector))
     }
 
     /// Writes every vector, one per line.
+    ///
+    /// Errors: I/O errors; a vector holding NaN or an infinity (made with
+    /// `Gf8::new_unchecked`; JSON has no such numbers) is
+    /// [`CodecError::InvalidVector`], numbered from the writer's first
+    /// vector, and nothing of this call is written.
     ///
     /// ```
     /// use hydron_codec::json::JsonLinesWriter;
@@ -88,6 +93,7 @@ impl<W: Write> JsonLinesWriter<W> {
     /// # Ok::<(), hydron_codec::CodecError>(())
     /// ```
     pub fn write_all(&mut self, vectors: &[Gf8]) -> Result<(), CodecError> {
+        check_finite(vectors, self.written)?;
         for batch in vectors.chunks(BATCH) {
             self.line.clear();
             for v in batch {
@@ -95,6 +101,7 @@ impl<W: Write> JsonLinesWriter<W> {
                 self.line.push(b'\n');
             }
             self.writer.write_all(&self.line).map_err(CodecError::Io)?;
+            self.written += batch.len() as u64;
         }
         Ok(())
     }
@@ -343,6 +350,25 @@ pub(crate) fn read_capped_line<R: BufRead + ?Sized>(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_writer_refuses_non_finite_vectors_naming_them_across_calls() {
+        let mut w = JsonLinesWriter::new(Vec::new());
+        w.write_all(&[Gf8::ZERO; 3]).unwrap();
+        let bad = Gf8::new_unchecked([0.0, 0.0, 0.0, 0.0, 0.0, f32::NEG_INFINITY, 0.0, 0.0]);
+        let err = w.write_all(&[Gf8::ZERO, bad]).unwrap_err();
+        assert_eq!(err.to_string(), "vector 4: coordinate 5 is infinite (-inf)");
+        let nan = Gf8::new_unchecked([f32::NAN; 8]);
+        assert!(matches!(
+            w.write(&nan),
+            Err(CodecError::InvalidVector { index: 3, .. })
+        ));
+        // Nothing of a refused call was written.
+        assert_eq!(
+            w.finish().unwrap().iter().filter(|&&b| b == b'\n').count(),
+            3
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::io;
 
-use hydron_core::Gf8;
+use hydron_core::{Gf8, Gf8Error};
 use serde::Serialize;
 
 use crate::CodecError;
@@ -16,28 +16,66 @@ const BYTES_PER_VECTOR_HINT: usize = 100;
 /// Writes a batch as compact JSON `[[x0, …, x7], …]` to `writer`.
 ///
 /// serde_json makes many small writes: give it a buffered writer
-/// ([`std::io::BufWriter`]) when writing to a file or socket. Only I/O
-/// errors can happen.
+/// ([`std::io::BufWriter`]) when writing to a file or socket.
 ///
-/// A vector made with [`Gf8::new_unchecked`] that holds NaN or an infinity
-/// is written with `null` there (serde_json's choice; JSON has no such
-/// numbers), which every decoder here rejects.
+/// Errors: I/O errors; and a vector made with [`Gf8::new_unchecked`] that
+/// holds NaN or an infinity, which JSON cannot write:
+/// [`CodecError::InvalidVector`] naming the first such vector and
+/// coordinate, before anything is written.
 ///
 /// ```
-/// use hydron_codec::json;
+/// use hydron_codec::{json, CodecError};
 /// use hydron_core::Gf8;
 ///
 /// let mut out = Vec::new();
 /// json::to_writer(&mut out, &[Gf8::try_new([-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])?])?;
 /// assert_eq!(out, b"[[-1.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0]]");
+///
+/// let nan = Gf8::new_unchecked([0.0, f32::NAN, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+/// let err = json::to_writer(Vec::new(), &[Gf8::ZERO, nan]).unwrap_err();
+/// assert!(matches!(err, CodecError::InvalidVector { index: 1, .. }));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn to_writer<W: io::Write>(writer: W, vectors: &[Gf8]) -> Result<(), CodecError> {
+    check_finite(vectors, 0)?;
     serde_json::to_writer(writer, Gf8::slice_as_arrays(vectors))
         .map_err(|e| CodecError::Io(e.into()))
 }
 
+/// Refuses the first vector holding NaN or an infinity (JSON has no such
+/// numbers), numbering the vectors from `first`.
+pub(crate) fn check_finite(vectors: &[Gf8], first: u64) -> Result<(), CodecError> {
+    match vectors
+        .iter()
+        .enumerate()
+        .find_map(|(i, v)| non_finite(v.as_array()).map(|error| (i, error)))
+    {
+        Some((i, error)) => Err(CodecError::InvalidVector {
+            index: first + i as u64,
+            error,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The error for the first non-finite coordinate, if any.
+pub(crate) fn non_finite(coords: &[f32; 8]) -> Option<Gf8Error> {
+    coords.iter().enumerate().find_map(|(coordinate, &value)| {
+        if value.is_nan() {
+            Some(Gf8Error::NotANumber { coordinate })
+        } else if value.is_infinite() {
+            Some(Gf8Error::Infinite { coordinate, value })
+        } else {
+            None
+        }
+    })
+}
+
 /// Encodes a batch as compact JSON bytes `[[x0, …, x7], …]`.
+///
+/// Infallible: a vector made with [`Gf8::new_unchecked`] that holds NaN
+/// or an infinity is written with `null` there (JSON has no such numbers),
+/// which every decoder here rejects; [`to_writer`] refuses it instead.
 ///
 /// ```
 /// use hydron_codec::{json, Policy};
@@ -69,6 +107,10 @@ pub fn to_string(vectors: &[Gf8]) -> String {
 }
 
 /// Encodes one vector as compact JSON bytes `[x0, …, x7]`.
+///
+/// Infallible: a vector made with [`Gf8::new_unchecked`] that holds NaN
+/// or an infinity is written with `null` there (JSON has no such numbers),
+/// which every decoder here rejects; [`to_writer`] refuses it instead.
 ///
 /// ```
 /// use hydron_codec::json;
