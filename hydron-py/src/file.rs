@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use hydron_codec::file::{self, FileOptions, FileReader};
-use hydron_codec::Policy;
+use hydron_codec::parquet::ParquetReader;
+use hydron_codec::{CodecError, Policy};
 use hydron_core::Gf8;
 use numpy::PyArray2;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -296,8 +297,18 @@ pub fn detect_format(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<&'st
 /// What `iter_chunks` reads from.
 enum Source {
     File(Box<FileReader>),
+    /// A Parquet file at a path: one chunk per row group.
+    Parquet(Box<ParquetReader>),
     /// A whole file read from a file object: one chunk, yielded once.
     Memory(Option<Vec<Gf8>>),
+}
+
+/// The next chunk `read_chunk` reads, or `None` at the end.
+fn next_chunk(
+    read_chunk: impl FnOnce(&mut Vec<Gf8>) -> Result<usize, CodecError>,
+) -> Result<Option<Vec<Gf8>>, CodecError> {
+    let mut out = Vec::new();
+    read_chunk(&mut out).map(|n| (n > 0).then_some(out))
 }
 
 /// The iterator :func:`iter_chunks` returns.
@@ -319,19 +330,17 @@ impl ChunkIter {
             .source
             .lock_py_attached(py)
             .map_err(|_| PyValueError::new_err("the chunk iterator was poisoned"))?;
-        let out = match guard.as_mut() {
+        let read = match guard.as_mut() {
             None => return Ok(None),
-            Some(Source::Memory(v)) => v.take(),
-            Some(Source::File(reader)) => {
-                let mut out = Vec::new();
-                match py.detach(|| reader.read_chunk(&mut out)) {
-                    Ok(0) => None,
-                    Ok(_) => Some(out),
-                    Err(e) => {
-                        *guard = None;
-                        return Err(codec_error(py, e));
-                    }
-                }
+            Some(Source::Memory(v)) => Ok(v.take()),
+            Some(Source::File(reader)) => py.detach(|| next_chunk(|out| reader.read_chunk(out))),
+            Some(Source::Parquet(reader)) => py.detach(|| next_chunk(|out| reader.read_chunk(out))),
+        };
+        let out = match read {
+            Ok(out) => out,
+            Err(e) => {
+                *guard = None;
+                return Err(codec_error(py, e));
             }
         };
         if out.is_none() {
@@ -357,7 +366,13 @@ pub fn iter_chunks(
 ) -> PyResult<ChunkIter> {
     let policy = parse_or_strict(policy)?;
     let source = if let Some(path) = path_of(source)? {
-        Source::File(Box::new(detached(py, || FileReader::open(&path, policy))?))
+        if py.detach(|| is_parquet_file(&path)) {
+            Source::Parquet(Box::new(detached(py, || {
+                ParquetReader::open(&path, policy)
+            })?))
+        } else {
+            Source::File(Box::new(detached(py, || FileReader::open(&path, policy))?))
+        }
     } else {
         not_a_file(source)?;
         let (stream, parquet) = stream::open(source)?;

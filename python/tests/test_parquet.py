@@ -327,3 +327,22 @@ def test_a_directory_is_named_as_one(tmp_path):
     for read in (hydron.load_parquet, hydron.load_codes_parquet, hydron.iter_parquet):
         with pytest.raises(IsADirectoryError, match="is a directory"):
             read(tmp_path / "dataset")
+
+
+def test_iter_chunks_reads_a_parquet_path_row_group_by_row_group(tmp_path):
+    # `load(path)` and `iter_chunks(file object)` read Parquet; the path
+    # form of iter_chunks refused it as "not a hydron file".
+    v = np.tile(hydron.E8_ROOTS, (3, 1))
+    path = tmp_path / "v.parquet"
+    hydron.save_parquet(path, v, row_group_vectors=100)
+    chunks = list(hydron.iter_chunks(path))
+    assert [len(c) for c in chunks] == [len(c) for c in hydron.iter_parquet(path)]
+    assert [len(c) for c in chunks] == [100] * 7 + [20]
+    assert (bits(np.concatenate(chunks)) == bits(v)).all()
+    with open(path, "rb") as f:
+        assert (bits(np.concatenate(list(hydron.iter_chunks(f)))) == bits(v)).all()
+    data = bytearray(path.read_bytes())
+    data[200] ^= 0x40                  # inside the first row group's data
+    path.write_bytes(bytes(data))
+    with pytest.raises(hydron.HydronError):
+        list(hydron.iter_chunks(path))
