@@ -354,9 +354,11 @@ impl ChunkIter {
 ///
 /// From a path, only one chunk is in memory at a time; the trailer is
 /// checked when the iterator is exhausted (consume it to the end before
-/// trusting that the file is complete). A binary file object is read the
-/// same way, as a stream; a Parquet file object is read whole (at most
-/// 1 GiB) and yields one array.
+/// trusting that the file is complete). A Parquet file at a path yields
+/// one array per row group, each checked against its checksum (as
+/// :func:`iter_parquet`). A binary file object is read the same way, as a
+/// stream; a Parquet file object is read whole (at most 1 GiB) and yields
+/// one array.
 #[pyfunction]
 #[pyo3(signature = (source, *, policy = None))]
 pub fn iter_chunks(
