@@ -12,17 +12,22 @@
 //!   `slice_from_arrays{,_unchecked}` (`Vec::from_raw_parts` and
 //!   `slice::from_raw_parts` in `gf8.rs`), with capacity ≠ length;
 //! - the `unsafe impl CheckedBitPattern for Gf8` through bytemuck's checked
-//!   casts, aligned and misaligned.
+//!   casts, aligned and misaligned;
+//! - `E8Point::nearest`'s calls into its AVX2 or SSE2 `target_feature`
+//!   path (`lattice.rs`), on a few inputs against the old decoder.
 //!
 //! Under Miri, `is_x86_feature_detected!` answers false, so the dispatch
 //! picks the scalar or portable backend; built with `-C
 //! target-feature=+avx2,+fma` it picks AVX2, whose intrinsics Miri
 //! executes. `scripts/miri.sh` runs all three.
 
+#[path = "common/old_lattice.rs"]
+mod old_lattice;
+
 use std::mem::MaybeUninit;
 
 use hydron_core::batch::{self, Backend};
-use hydron_core::Gf8;
+use hydron_core::{E8Point, Gf8};
 
 /// Lengths around the 8-vector block of the SIMD kernels.
 const LENGTHS: [usize; 7] = [0, 1, 2, 7, 8, 9, 17];
@@ -193,4 +198,31 @@ fn dispatching_kernels_on_small_batches() {
         Ok(batch::nearest_roots(&vs))
     );
     assert_eq!(batch::dot_many(vs[0], &vs)[0], 1.0);
+}
+
+#[test]
+fn nearest_lattice_point_on_the_detected_path() {
+    // `E8Point::nearest` takes its AVX2 path (a `target_feature` call) when
+    // detection finds AVX2 and FMA, its SSE2 one otherwise: a few inputs
+    // through each step (ties, deep holes, tiny, out of range, NaN),
+    // against the old decoder.
+    let mut inputs = vec![
+        [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, -0.5],
+        [-2.5, 0.5, 1.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+        [0.9, 0.2, -0.1, 0.0, 0.0, 0.0, 0.0, 1.1],
+        [0.4, 0.6, 0.5, 0.5, 0.3, 0.7, 0.5, 0.5],
+        [1e-30, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [4_194_304.0, -4_194_303.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 5e6, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0, f32::NAN, 0.0, 0.0, 0.0, 0.0],
+    ];
+    inputs.extend((0..12).map(|i| unit(i).map(|x| x * (1.0 + i as f32 * 0.37))));
+    for x in &inputs {
+        assert_eq!(
+            E8Point::nearest(x).map(|p| p.doubled()),
+            old_lattice::old_nearest(x),
+            "{x:?}"
+        );
+    }
 }

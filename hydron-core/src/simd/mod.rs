@@ -34,14 +34,24 @@ pub(crate) const HAS_PORTABLE: bool = cfg!(all(
     any(not(target_arch = "wasm32"), target_feature = "simd128")
 ));
 
-/// Whether the AVX2 + FMA backend is compiled in and this CPU can run it.
+/// Whether this CPU has AVX2 and FMA, with or without the `simd` feature:
+/// [`E8Point::nearest`](crate::E8Point::nearest)'s single-vector fast path
+/// (`lattice.rs`) uses them whenever they are there.
 ///
-/// `std`'s detection caches its answer, so this is a couple of loads.
+/// `std`'s detection caches its answer, so this is a couple of loads. Under
+/// Miri it answers false unless the features are enabled at compile time.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn cpu_has_avx2_fma() -> bool {
+    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+}
+
+/// Whether the AVX2 + FMA backend is compiled in and this CPU can run it.
 #[inline]
 pub(crate) fn has_avx2_fma() -> bool {
     #[cfg(all(feature = "simd", target_arch = "x86_64"))]
     {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+        cpu_has_avx2_fma()
     }
     #[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
     {
