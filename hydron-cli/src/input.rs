@@ -144,6 +144,10 @@ enum Source {
         reader: Box<JsonLinesReader<Stream>>,
         /// The line of each vector of the current chunk.
         lines: Vec<u64>,
+        /// An error met after some vectors of a chunk: those are handed
+        /// out first (each line stands alone, so they count as read), the
+        /// error at the next call.
+        pending: Option<CliError>,
     },
     Memory {
         vectors: Vec<Gf8>,
@@ -497,6 +501,7 @@ impl Input {
                     Source::Lines {
                         reader: Box::new(JsonLinesReader::new(stream, policy)),
                         lines: Vec::new(),
+                        pending: None,
                     },
                 )
             }
@@ -625,11 +630,28 @@ impl Input {
                     .read_chunk(out)
                     .map_err(|e| CliError::codec(path, &e))?;
             }
-            Source::Lines { reader, lines } => {
+            Source::Lines {
+                reader,
+                lines,
+                pending,
+            } => {
+                if let Some(error) = pending.take() {
+                    return Err(error);
+                }
                 lines.clear();
                 while out.len() < CHUNK {
                     let Some(item) = reader.next() else { break };
-                    out.push(item.map_err(|e| CliError::codec(path, &overlong(e)))?);
+                    match item {
+                        Ok(vector) => out.push(vector),
+                        Err(e) => {
+                            let error = CliError::codec(path, &overlong(e));
+                            if out.is_empty() {
+                                return Err(error);
+                            }
+                            *pending = Some(error);
+                            break;
+                        }
+                    }
                     // The line just read is the vector's (blank lines are
                     // skipped before it).
                     lines.push(reader.line());

@@ -1269,3 +1269,23 @@ fn an_output_path_ending_in_a_slash_is_refused_before_anything_is_reported() {
     assert!(stderr.contains("names a directory"), "{stderr}");
     assert!(listing(dir.path()).is_empty());
 }
+
+#[test]
+fn plain_json_lines_count_every_vector_read_before_a_bad_line() {
+    // Each line of plain JSON Lines stands alone: the lines before a bad
+    // one were read (and go into the statistics), whatever the chunk they
+    // fall in. The count was that of the whole chunks before the error.
+    let dir = TempDir::new().unwrap();
+    for good in [2usize, 65_535, 65_536, 70_000] {
+        let path = dir.path().join(format!("{good}.jsonl"));
+        let mut text = "[1,0,0,0,0,0,0,0]\n".repeat(good);
+        text.push_str("[0,0,0,0,0,0,0,oops]\n");
+        fs::write(&path, text).unwrap();
+        let v = stdout_json(hydron().arg("validate").arg(&path).arg("--json"));
+        assert_eq!(v["vectors"], good as u64, "{good}");
+        assert_eq!(v["complete"], false, "{good}");
+        assert_eq!(v["error"]["line"], good as u64 + 1, "{good}");
+        let v = stdout_json(hydron().arg("inspect").arg(&path).arg("--json"));
+        assert_eq!(v["vectors"], good as u64, "{good}");
+    }
+}
