@@ -402,7 +402,14 @@ fn other_formats_are_refused_clearly() {
     cases.push((
         "array",
         hydron_codec::json::to_vec(&[Gf8::ZERO]),
-        "(a plain JSON array?",
+        "(a plain JSON array of vectors? read it with a JSON decoder: \
+         hydron_codec::json::from_slice, or hydron.decode_json in Python)",
+    ));
+    cases.push((
+        "lines",
+        b"[1,0,0,0,0,0,0,0]\n".to_vec(),
+        "(plain JSON Lines, one vector a line? read them with a JSON Lines decoder: \
+         hydron_codec::json::JsonLinesReader, or hydron.decode_jsonl in Python)",
     ));
     #[cfg(feature = "fory")]
     cases.push((

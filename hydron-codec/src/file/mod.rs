@@ -472,7 +472,14 @@ pub(crate) fn detect(head: &[u8], whole: bool) -> Result<Kind, CodecError> {
     } else if head.starts_with(b"\xef\xbb\xbf") {
         " (a UTF-8 byte order mark: hydron's text forms are UTF-8 without one; remove it)"
     } else if head.first() == Some(&b'[') {
-        " (a plain JSON array? read it with hydron_codec::json::from_slice)"
+        let rest = head[1..].iter().find(|b| !b.is_ascii_whitespace());
+        if rest == Some(&b'[') {
+            " (a plain JSON array of vectors? read it with a JSON decoder: \
+             hydron_codec::json::from_slice, or hydron.decode_json in Python)"
+        } else {
+            " (plain JSON Lines, one vector a line? read them with a JSON Lines decoder: \
+             hydron_codec::json::JsonLinesReader, or hydron.decode_jsonl in Python)"
+        }
     } else {
         ""
     };
