@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use hydron_codec::parquet::{Compression, ParquetOptions};
 
+use crate::error::{Class, CliError};
 use crate::output::{Layout, OutFormat};
 
 /// The exit codes, shown at the end of `hydron --help`.
@@ -13,7 +14,7 @@ Exit status:
   0   success
   1   invalid data: a vector is NaN, infinite or not of unit norm, an E8 code
       is out of range; `validate` found an invalid vector
-  2   usage: the command line is wrong
+  2   usage: the command line is wrong, or an option the output form lacks
   3   I/O: missing or unreadable input, unwritable output, disk full
   4   wrong format: not a hydron file, unsupported version, another fory type,
       a Parquet file without a vector or code column (or of another type)
@@ -137,14 +138,47 @@ pub struct ConvertArgs {
 }
 
 impl ConvertArgs {
-    /// The output's layout.
-    #[must_use]
-    pub fn layout(&self) -> Layout {
-        Layout {
-            chunk_vectors: self.chunk_vectors,
-            parquet: self.parquet.options(),
+    /// The output's layout; a usage error if an option is set that the
+    /// output form does not have.
+    pub fn layout(&self) -> Result<Layout, CliError> {
+        layout(self.to, self.chunk_vectors, &self.parquet)
+    }
+}
+
+/// The layout of an output in `format`. A chunk size for a form without
+/// chunks, or Parquet settings for a form that is not Parquet, would be
+/// ignored without a word: a usage error instead (exit 2).
+fn layout(
+    format: OutFormat,
+    chunk_vectors: Option<u32>,
+    parquet: &ParquetArgs,
+) -> Result<Layout, CliError> {
+    let container = matches!(format, OutFormat::Fory | OutFormat::Jsonl);
+    let is_parquet = matches!(format, OutFormat::Parquet | OutFormat::ParquetCodes);
+    let refuse = |option: &str, applies_to: &str| {
+        let name = format
+            .to_possible_value()
+            .map_or_else(|| format!("{format:?}"), |v| v.get_name().to_owned());
+        Err(CliError::new(
+            Class::Usage,
+            format!("{option} applies to {applies_to}, not to the {name} form"),
+        ))
+    };
+    if chunk_vectors.is_some() && !container {
+        return refuse("--chunk-vectors", "a container output (fory or jsonl)");
+    }
+    if !is_parquet {
+        if parquet.compression.is_some() {
+            return refuse("--compression", "a Parquet output");
+        }
+        if parquet.row_group_vectors.is_some() {
+            return refuse("--row-group-vectors", "a Parquet output");
         }
     }
+    Ok(Layout {
+        chunk_vectors,
+        parquet: parquet.options(),
+    })
 }
 
 /// How a Parquet output is written.
@@ -236,13 +270,18 @@ pub struct GenArgs {
 }
 
 impl GenArgs {
-    /// The output's layout.
-    #[must_use]
-    pub fn layout(&self) -> Layout {
-        Layout {
-            chunk_vectors: self.chunk_vectors,
-            parquet: self.parquet.options(),
-        }
+    /// The output's layout; a usage error if an option is set that the
+    /// output form does not have.
+    pub fn layout(&self) -> Result<Layout, CliError> {
+        layout(self.format, self.chunk_vectors, &self.parquet)
+    }
+}
+
+impl QuantizeArgs {
+    /// The output's layout; a usage error if Parquet settings are given
+    /// for the fory codes message.
+    pub fn layout(&self) -> Result<Layout, CliError> {
+        layout(self.to.out(), None, &self.parquet)
     }
 }
 

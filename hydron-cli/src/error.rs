@@ -18,9 +18,8 @@ pub enum Class {
     /// (NaN, infinite, not unit), an E8 code is out of range, or the data
     /// does not fit the output format. `validate` found a problem.
     Invalid,
-    /// Bad command line. clap reports these itself, with this code, so
-    /// the variant is only here to keep the table of codes in one place.
-    #[allow(dead_code)]
+    /// Bad command line. clap reports most of these itself, with this
+    /// code; hydron adds options that do not apply to the output form.
     Usage,
     /// The operating system said no: missing file, permission denied, disk
     /// full, output directory missing.

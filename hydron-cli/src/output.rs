@@ -180,6 +180,28 @@ impl Done {
     }
 }
 
+/// The error for `total` vectors in a form that holds a bounded count (one
+/// fory `Gf8Batch` or `E8Codes` message); `None` within the bound, and for
+/// every other form. A command that knows its count checks it before it
+/// starts.
+pub fn over_capacity(target: &Path, format: OutFormat, total: u64) -> Option<CliError> {
+    let (limit, bytes_each, what) = match format {
+        OutFormat::Batch => (fory::MAX_BATCH_LEN as u64, 32, "a Gf8Batch message"),
+        OutFormat::Codes => (fory::MAX_CODES_LEN as u64, 1, "an E8Codes message"),
+        _ => return None,
+    };
+    (total > limit).then(|| {
+        CliError::codec(
+            target,
+            &CodecError::TooLarge {
+                length: total.saturating_mul(bytes_each),
+                limit: limit * bytes_each,
+                what,
+            },
+        )
+    })
+}
+
 /// Refuses an output written directly that is the regular file `input`
 /// (as `cat` does: appending to the input would read back what is
 /// written). Checked before anything is written or truncated.
@@ -351,15 +373,8 @@ impl Sink {
             }
             Inner::Batch { vectors: held, .. } => {
                 let total = held.len() + vectors.len();
-                if total > fory::MAX_BATCH_LEN {
-                    return Err(CliError::codec(
-                        target,
-                        &CodecError::TooLarge {
-                            length: total as u64 * 32,
-                            limit: fory::MAX_BATCH_LEN as u64 * 32,
-                            what: "a Gf8Batch message",
-                        },
-                    ));
+                if let Some(e) = over_capacity(target, OutFormat::Batch, total as u64) {
+                    return Err(e);
                 }
                 held.try_reserve(vectors.len())
                     .map_err(|e| too_large_to_hold(target, total, "vectors", &e))?;
@@ -379,14 +394,9 @@ impl Sink {
         match self.inner.as_mut() {
             Some(Inner::Codes { codes, .. }) => {
                 let total = codes.len() + roots.len();
-                if total > fory::MAX_CODES_LEN {
-                    let e = CodecError::TooLarge {
-                        length: total as u64,
-                        limit: fory::MAX_CODES_LEN as u64,
-                        what: "an E8Codes message",
-                    };
+                if let Some(e) = over_capacity(target, OutFormat::Codes, total as u64) {
                     self.inner = None;
-                    return Err(CliError::codec(target, &e));
+                    return Err(e);
                 }
                 if let Err(e) = codes.try_reserve(roots.len()) {
                     self.inner = None;

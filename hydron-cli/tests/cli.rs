@@ -17,14 +17,16 @@ fn hydron() -> Command {
     Command::new(env!("CARGO_BIN_EXE_hydron"))
 }
 
-/// Runs `hydron gen N name --seed 7 [--format f] [--chunk-vectors c]`.
+/// Runs `hydron gen N name --seed 7 [--format f] [--chunk-vectors c]` (the
+/// chunk size for the container forms only).
 fn gen(dir: &Path, n: u64, name: &str, format: &str, chunk: Option<u32>) -> PathBuf {
     let path = dir.join(name);
     let mut cmd = hydron();
     cmd.args(["gen", &n.to_string()])
         .arg(&path)
         .args(["--seed", "7", "--format", format]);
-    if let Some(c) = chunk {
+    // (Only container forms have chunks; elsewhere the option is refused.)
+    if let Some(c) = chunk.filter(|_| matches!(format, "fory" | "jsonl")) {
         cmd.args(["--chunk-vectors", &c.to_string()]);
     }
     cmd.assert().success().stderr("");
@@ -621,7 +623,12 @@ fn convert_round_trips_through_every_form() {
             .arg("convert")
             .arg(from)
             .arg(&out)
-            .args(["--to", to, "--chunk-vectors", "256"])
+            .args(["--to", to])
+            .args(if matches!(to, "fory" | "jsonl") {
+                &["--chunk-vectors", "256"][..]
+            } else {
+                &[]
+            })
             .assert()
             .success()
             .stderr("")
@@ -1287,5 +1294,96 @@ fn plain_json_lines_count_every_vector_read_before_a_bad_line() {
         assert_eq!(v["error"]["line"], good as u64 + 1, "{good}");
         let v = stdout_json(hydron().arg("inspect").arg(&path).arg("--json"));
         assert_eq!(v["vectors"], good as u64, "{good}");
+    }
+}
+
+#[test]
+fn options_the_output_form_does_not_have_are_usage_errors() {
+    // They were ignored without a word (exit 0).
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 10, "in.hyd", "fory", None);
+    let out = dir.path().join("out");
+    let s = |p: &Path| p.to_str().unwrap().to_owned();
+    for (args, says) in [
+        (
+            vec!["convert", &s(&input), &s(&out), "--to", "jsonl", "--compression", "zstd"],
+            "--compression applies to a Parquet output, not to the jsonl form",
+        ),
+        (
+            vec!["convert", &s(&input), &s(&out), "--to", "json", "--chunk-vectors", "5"],
+            "--chunk-vectors applies to a container output (fory or jsonl), not to the json form",
+        ),
+        (
+            vec!["convert", &s(&input), &s(&out), "--to", "parquet", "--chunk-vectors", "5"],
+            "--chunk-vectors applies to a container output (fory or jsonl), not to the parquet form",
+        ),
+        (
+            vec!["gen", "3", &s(&out), "--format", "fory", "--row-group-vectors", "2"],
+            "--row-group-vectors applies to a Parquet output, not to the fory form",
+        ),
+        (
+            vec!["quantize", &s(&input), &s(&out), "--compression", "gzip"],
+            "--compression applies to a Parquet output, not to the codes form",
+        ),
+    ] {
+        let err = fails(hydron().args(&args), 2);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?}");
+    }
+    // Where they apply, they are taken.
+    hydron()
+        .args([
+            "quantize",
+            &s(&input),
+            &s(&out),
+            "--to",
+            "parquet",
+            "--compression",
+            "gzip",
+        ])
+        .assert()
+        .success();
+    hydron()
+        .args([
+            "convert",
+            &s(&input),
+            &s(&out),
+            "--to",
+            "jsonl",
+            "--chunk-vectors",
+            "5",
+        ])
+        .assert()
+        .success();
+}
+
+#[test]
+fn gen_refuses_a_count_its_message_form_cannot_hold_before_making_it() {
+    // It built (and held) every vector first: about 4 GiB for a batch.
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("big");
+    for (n, form, says) in [
+        (
+            "134217728",
+            "batch",
+            "a Gf8Batch message holds at most 4294967264 bytes",
+        ),
+        (
+            "4294967296",
+            "codes",
+            "an E8Codes message holds at most 4294967295 bytes",
+        ),
+    ] {
+        let started = std::time::Instant::now();
+        let err = fails(
+            hydron().args(["gen", n]).arg(&out).args(["--format", form]),
+            1,
+        );
+        assert!(err.contains(says), "{err}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{form}"
+        );
+        assert!(!out.exists());
     }
 }

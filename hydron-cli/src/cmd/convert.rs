@@ -18,13 +18,14 @@ use crate::progress;
 /// not created, or is left as it was.
 pub fn run(args: &ConvertArgs, limit: u64) -> Result<(), CliError> {
     let started = Instant::now();
+    let layout = args.layout()?;
     let policy = if args.renormalize {
         Policy::Renormalize
     } else {
         Policy::Strict
     };
     let mut input = Input::open(&args.input, policy, limit)?;
-    let mut sink = Sink::create_apart_from(&args.output, args.to, args.layout(), input.file_id())?;
+    let mut sink = Sink::create_apart_from(&args.output, args.to, layout, input.file_id())?;
     let bar = progress::vectors(input.expected_vectors(), "convert");
     let mut buf = Vec::new();
     while let Some(chunk) = input.read_chunk(&mut buf)? {

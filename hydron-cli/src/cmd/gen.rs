@@ -12,16 +12,20 @@ use crate::cli::GenArgs;
 use crate::error::CliError;
 use crate::input::CHUNK;
 use crate::interrupt;
-use crate::output::Sink;
+use crate::output::{over_capacity, Sink};
 use crate::progress;
 
 /// Writes `n` vectors uniformly distributed on S⁷: 8 standard normal
 /// coordinates, normalized (the normal distribution is rotation-invariant).
 pub fn run(args: &GenArgs) -> Result<(), CliError> {
     let started = Instant::now();
+    let layout = args.layout()?;
+    if let Some(e) = over_capacity(&args.output, args.format, args.n) {
+        return Err(e);
+    }
     let seed = args.seed.unwrap_or_else(rand::random);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut sink = Sink::create(&args.output, args.format, args.layout())?;
+    let mut sink = Sink::create(&args.output, args.format, layout)?;
     let bar = progress::vectors(Some(args.n), "gen");
     let mut buf = Vec::with_capacity(CHUNK);
     let mut left = args.n;

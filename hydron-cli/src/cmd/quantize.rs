@@ -10,7 +10,7 @@ use crate::cli::QuantizeArgs;
 use crate::error::CliError;
 use crate::input::Input;
 use crate::interrupt;
-use crate::output::{Layout, Sink};
+use crate::output::Sink;
 use crate::progress;
 
 /// The angles between vectors and their nearest roots.
@@ -27,16 +27,9 @@ struct Angles {
 /// its root.
 pub fn run(args: &QuantizeArgs, limit: u64) -> Result<(), CliError> {
     let started = Instant::now();
+    let layout = args.layout()?;
     let mut input = Input::open(&args.input, Policy::Strict, limit)?;
-    let mut sink = Sink::create_apart_from(
-        &args.output,
-        args.to.out(),
-        Layout {
-            chunk_vectors: None,
-            parquet: args.parquet.options(),
-        },
-        input.file_id(),
-    )?;
+    let mut sink = Sink::create_apart_from(&args.output, args.to.out(), layout, input.file_id())?;
     let bar = progress::vectors(input.expected_vectors(), "quantize");
     let mut angles = Angles::default();
     let mut zero = 0u64;
