@@ -102,8 +102,12 @@ pub fn validate(py: Python<'_>, vectors: &Bound<'_, PyAny>) -> PyResult<()> {
 /// The nearest E8 root of each vector, as its code (0..240).
 ///
 /// Closed form, O(8) per vector, in hydron-core's SIMD batch kernel (AVX2
-/// when the CPU has it), exactly the roots of a brute-force search over
-/// ``E8_ROOTS`` (ties included). A zero vector gets code 0.
+/// when the CPU has it): the root of largest cosine, as a brute-force
+/// search over ``E8_ROOTS`` finds it, except that two roots whose cosines
+/// differ by less than about 2e-7 are decided by the float32 rounding of
+/// their scores (the same on every CPU); on an exact tie the lower code
+/// wins. A zero vector gets code 0 when its zeros are positive; a negative
+/// zero counts as a minus sign, so ``[-0.0] * 8`` gets code 3.
 ///
 /// Parameters
 /// ----------

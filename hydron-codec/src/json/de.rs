@@ -282,9 +282,22 @@ impl Visitor<'_> for Coordinate {
 
     #[inline]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<f32, E> {
-        // serde_json already rounded the decimal to an f32 (held in the
-        // f64), so this cast is exact; the check guards other inputs.
-        self.visit_f32(v as f32)
+        // serde_json already rounded a decimal to an f32 (held in the f64),
+        // so this cast is exact; the check guards other inputs.
+        let rounded = v as f32;
+        if f64::from(rounded) != v && is_f32_midpoint(v) {
+            // The one number serde_json hands over unrounded to f32: an
+            // integer in (−2^64, −2^63], rounded to f64 first. Rounding
+            // that again is right unless the f64 is exactly halfway between
+            // two f32s, where the digits it lost decide: refuse rather than
+            // guess.
+            return Err(E::custom(
+                "an integer below -2^63 this close to halfway between two f32 values \
+                 cannot be rounded exactly (the JSON parser rounds it to f64 first); \
+                 write it with an exponent (as -9.3e18, not -9300000000000000000)",
+            ));
+        }
+        self.visit_f32(rounded)
     }
 
     #[inline]
@@ -298,12 +311,66 @@ impl Visitor<'_> for Coordinate {
     }
 }
 
+/// Whether `v` (finite) lies exactly halfway between two neighbouring
+/// `f32` values: its significand, at `f32`'s precision, ends in exactly
+/// one more bit.
+fn is_f32_midpoint(v: f64) -> bool {
+    let nearest = v as f32;
+    // The neighbour on `v`'s other side.
+    let other = if f64::from(nearest) < v {
+        nearest.next_up()
+    } else {
+        nearest.next_down()
+    };
+    v.is_finite() && (v - f64::from(nearest)).abs() == (f64::from(other) - v).abs()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn msg(text: &str) -> String {
         from_str(text, Policy::Strict).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn negative_integers_beyond_i64_are_rounded_once_or_refused() {
+        let read = |n: &str| {
+            from_str(&format!("[[{n},0,0,0,0,0,0,0]]"), Policy::Trusted)
+                .map(|v| v[0].as_array()[0].to_bits())
+        };
+        // serde_json rounds these to f64 before hydron sees them. Away from
+        // an f32 midpoint that is harmless: the nearest f32, as for the
+        // same number written with an exponent.
+        for n in [
+            "-9223372036854775808",  // -2^63: an i64
+            "-9223372036854775809",  // just beyond
+            "-9223373136366403584",  // -(2^63 + 2^40), an f32
+            "-18446744073709551615", // -(2^64 - 1)
+            "-9223372586610591000",  // 2^39 + 1303 above 2^63: past the midpoint's f64 reach
+        ] {
+            let exponent = format!("{}e0", n.trim_end_matches('0'));
+            let zeros = n.len() - n.trim_end_matches('0').len();
+            let exponent = exponent.replace("e0", &format!("e{zeros}"));
+            assert_eq!(
+                read(n).unwrap(),
+                read(&exponent).unwrap(),
+                "{n} vs {exponent}"
+            );
+        }
+        // 2^63 + 2^39 is halfway between two f32 values; 2^63 + 2^39 + 1 is
+        // above it, but its f64 is the midpoint, whose f32 rounding goes
+        // down: refused, not read as -2^63.
+        for n in [
+            "-9223372586610589697",
+            "-9223372586610589696",
+            "-9223372586610588800",
+        ] {
+            let err = read(n).unwrap_err().to_string();
+            assert!(err.contains("write it with an exponent"), "{n}: {err}");
+        }
+        assert_eq!(read("-9.223372586610589697e18").unwrap(), 0xdf00_0001);
+        assert_eq!(read("9223372586610589697").unwrap(), 0x5f00_0001);
     }
 
     #[test]
