@@ -461,6 +461,7 @@ pub(crate) const UP_SCALE: f32 = f32::from_bits(0x2180_0000);
 /// [`sse2::nearest_fast`] (SSE2 is part of the baseline target, so it
 /// needs no detection); elsewhere [`nearest_fast_portable`]. The three are
 /// the same algorithm, and a test holds them to identical answers.
+#[cfg_attr(not(feature = "simd"), allow(dead_code))] // the SIMD backends' tails
 #[inline]
 pub(crate) fn nearest_fast(x: &[f32; 8]) -> Option<[i32; 8]> {
     #[cfg(target_arch = "x86_64")]
@@ -478,7 +479,7 @@ pub(crate) fn nearest_fast(x: &[f32; 8]) -> Option<[i32; 8]> {
 /// its stack frame (the SSE2 path spills) and the copy of `nearest_fast`'s
 /// `Option` would cost the AVX2 path in `nearest` too.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
-fn nearest_baseline(coords: &[f32; 8]) -> Result<E8Point, Gf8Error> {
+pub(crate) fn nearest_baseline(coords: &[f32; 8]) -> Result<E8Point, Gf8Error> {
     match nearest_fast_baseline(coords) {
         Some(doubled) => Ok(E8Point { doubled }),
         None => nearest_exact(coords),
@@ -488,7 +489,7 @@ fn nearest_baseline(coords: &[f32; 8]) -> Result<E8Point, Gf8Error> {
 /// [`nearest_fast`] without detection: [`sse2::nearest_fast`] on x86-64,
 /// [`nearest_fast_portable`] elsewhere.
 #[inline]
-fn nearest_fast_baseline(x: &[f32; 8]) -> Option<[i32; 8]> {
+pub(crate) fn nearest_fast_baseline(x: &[f32; 8]) -> Option<[i32; 8]> {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: SSE2 is part of every x86-64 target (the baseline), the

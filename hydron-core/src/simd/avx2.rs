@@ -993,14 +993,14 @@ fn nearest_lattice_points_into_avx2(
             *slot = E8Point::from_doubled_unchecked(bytemuck::cast(row));
         }
     }
-    scalar::nearest_lattice_points_from(tail, out_tail, 8 * blocks.len())
+    scalar::nearest_lattice_points_dispatched_from(tail, out_tail, 8 * blocks.len())
 }
 
 /// The scalar decoding of a block off the fast path (out of line).
 #[cold]
 #[inline(never)]
 fn relattice(block: &Block, out: &mut [E8Point; 8], first_index: usize) -> Result<(), BatchError> {
-    scalar::nearest_lattice_points_from(block, out, first_index)
+    scalar::nearest_lattice_points_dispatched_from(block, out, first_index)
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! results are exactly those of the per-vector methods. (The per-vector
 //! lattice decoder and nearest-root closed form themselves use SSE2 on
 //! x86-64, where it is part of the baseline target: one vector in two
-//! registers.)
+//! registers. `E8Point::nearest` takes an AVX2 path when the CPU has it;
+//! the kernels here do not, so this backend is the baseline one.)
 //!
 //! Like the dispatched kernels in [`batch`](crate::batch), the `_into`
 //! forms panic when the output slice does not have the input's length, and
@@ -403,17 +404,53 @@ pub fn nearest_lattice_points_into(
 }
 
 /// [`nearest_lattice_points_into`] for a part of a batch that starts at
-/// vector `first_index`; `out` has the length of `arrays`.
+/// vector `first_index`; `out` has the length of `arrays`. Each vector
+/// takes the per-vector decoder's baseline path (SSE2 on x86-64, with no
+/// AVX2 and no CPU detection per vector): the scalar backend is the one
+/// that runs on the baseline target. The answers are those of
+/// [`E8Point::nearest`], whichever path it takes.
 #[inline]
 pub(crate) fn nearest_lattice_points_from(
     arrays: &[[f32; 8]],
     out: &mut [E8Point],
     first_index: usize,
 ) -> Result<(), BatchError> {
+    decode_lattice_points(
+        arrays,
+        out,
+        first_index,
+        crate::lattice::nearest_fast_baseline,
+    )
+}
+
+/// [`nearest_lattice_points_from`] with the dispatched per-vector path
+/// (AVX2 and FMA when the CPU has them): for the tails and the blocks off
+/// the fast path of the SIMD backends. The AVX2 backend only runs on such
+/// a CPU, where that path takes about half the instructions of the SSE2
+/// one; the portable backend is dispatched to only without AVX2, where
+/// this is the SSE2 path after a cached detection.
+#[cfg(feature = "simd")]
+#[inline]
+pub(crate) fn nearest_lattice_points_dispatched_from(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Point],
+    first_index: usize,
+) -> Result<(), BatchError> {
+    decode_lattice_points(arrays, out, first_index, crate::lattice::nearest_fast)
+}
+
+/// `E8Point::nearest` for each vector with the fast path `fast`, spelled
+/// out so that the fast path writes straight into `out` instead of moving
+/// a `Result` through memory.
+#[inline(always)]
+fn decode_lattice_points(
+    arrays: &[[f32; 8]],
+    out: &mut [E8Point],
+    first_index: usize,
+    fast: impl Fn(&[f32; 8]) -> Option<[i32; 8]>,
+) -> Result<(), BatchError> {
     for (offset, (coords, slot)) in arrays.iter().zip(out).enumerate() {
-        // `E8Point::nearest`, spelled out so that the fast path writes
-        // straight into `out` instead of moving a `Result` through memory.
-        *slot = match crate::lattice::nearest_fast(coords) {
+        *slot = match fast(coords) {
             Some(doubled) => E8Point::from_doubled_unchecked(doubled),
             None => crate::lattice::nearest_exact(coords).map_err(|error| BatchError {
                 index: first_index + offset,
@@ -439,7 +476,7 @@ pub fn nearest_lattice_points(arrays: &[[f32; 8]]) -> Result<Vec<E8Point>, Batch
         .iter()
         .enumerate()
         .map(|(index, coords)| {
-            E8Point::nearest(coords).map_err(|error| BatchError { index, error })
+            crate::lattice::nearest_baseline(coords).map_err(|error| BatchError { index, error })
         })
         .collect()
 }
