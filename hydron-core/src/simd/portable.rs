@@ -331,27 +331,31 @@ fn floats(x: i32x8) -> f32x8 {
     bytemuck::cast(x)
 }
 
-/// `lattice::nearest_fast` for eight vectors in structure-of-arrays form,
-/// lane by lane: the doubled coordinates (`columns[k]` lane `i` is
-/// coordinate `k` of answer `i`), or `None` if any lane is one the fast
-/// path leaves to the `f64` decoder (out of range, not finite, tiny, or a
-/// near-tie). The same steps as the AVX2 kernel, with operations that every
-/// `wide` target has as instructions (SSE2 has no 32-bit integer min, max
-/// or blend, which `wide` would emulate lane by lane).
+/// `lattice::nearest_fast` for a block of eight vectors, transposed to
+/// structure-of-arrays form, lane by lane: the doubled coordinates
+/// (`columns[k]` lane `i` is coordinate `k` of answer `i`), or `None` if
+/// any lane is one the fast path leaves to the `f64` decoder (out of range,
+/// not finite, tiny, or a near-tie). The same steps as the AVX2 kernel,
+/// with operations that every `wide` target has as instructions (SSE2 has
+/// no 32-bit integer min, max or blend, which `wide` would emulate lane by
+/// lane).
+///
+/// On SSE2 (each `f32x8` two of its sixteen registers) this kernel is
+/// bound by the vector ports, not by memory: it keeps values in memory
+/// rather than recompute them (`down`), and checks for tiny coordinates
+/// only when the smallest `δ` says there may be one.
 #[inline]
-fn nearest_lattice_block(x: &[f32x8; 8]) -> Option<[i32x8; 8]> {
+fn nearest_lattice_block(block: &Block) -> Option<[i32x8; 8]> {
+    let x = transpose(block);
     let abs_mask = i32x8::splat(0x7FFF_FFFF);
     let sign_mask = i32x8::splat(i32::MIN);
     let zero = f32x8::splat(0.0);
     let below_half = ints(f32x8::splat(BELOW_HALF));
     let up_scale = f32x8::splat(UP_SCALE);
-    // Tiny: `bits + (2^31 − 1)` (zero becomes the largest) below that of
-    // 2^-24, as signed numbers.
-    let tiny_bound = i32x8::splat(TINY_BITS.wrapping_add(i32::MAX as u32) as i32);
     let mut max_abs = zero;
-    let mut tiny = i32x8::splat(0);
     let mut delta = [zero; 8];
     let mut q = [i32x8::splat(0); 8];
+    let mut down = [i32x8::splat(0); 8];
     let mut parities = i32x8::splat(0);
     for k in 0..8 {
         let v = x[k];
@@ -359,15 +363,14 @@ fn nearest_lattice_block(x: &[f32x8; 8]) -> Option<[i32x8; 8]> {
         // Out of range: the largest |v| (a NaN may drop out of it, but
         // then `difference` below is a NaN).
         max_abs = max_abs.fast_max(floats(bits));
-        tiny |= tiny_bound.simd_gt(bits + abs_mask);
         // Round halves away from zero: truncate `v` plus the largest float
         // below ½ with the sign of `v`.
         let shifted = v + floats((ints(v) & sign_mask) | below_half);
         let a = shifted.fast_trunc_int();
         let r = v - a.round_float();
         // Down (a mask) unless `r > 0`, or `r = 0` and `a > 0`.
-        let down = ints((a.round_float() * up_scale + r).simd_le(zero));
-        q[k] = (a + a) - down;
+        down[k] = ints((a.round_float() * up_scale + r).simd_le(zero));
+        q[k] = (a + a) - down[k];
         parities ^= q[k];
         delta[k] = floats(ints(r) & abs_mask);
     }
@@ -395,7 +398,20 @@ fn nearest_lattice_block(x: &[f32x8; 8]) -> Option<[i32x8; 8]> {
     // included).
     let out_of_range = ints(max_abs.simd_gt(f32x8::splat(E8Point::INPUT_LIMIT)));
     let near_tie = !ints(difference.abs().simd_gt(f32x8::splat(TIE_MARGIN)));
-    if (out_of_range | tiny | near_tie).any() {
+    if (out_of_range | near_tie).any() {
+        return None;
+    }
+    // Tiny coordinates (magnitude below 2^-24, not zero). In range, a
+    // coordinate that is not tiny has `δ` zero or at least 2^-24 (below ½,
+    // `δ = |v|`; from ½ up, `v` and `a` are multiples of 2^-24), and a tiny
+    // one has `δ = |v|`; so there is none when the smallest `δ` is at least
+    // 2^-24, and only a block with a zero `δ` (an integer coordinate) or a
+    // tiny one needs the check, out of the main path.
+    if min_delta
+        .simd_lt(f32x8::splat(f32::from_bits(TINY_BITS)))
+        .any()
+        && has_tiny(block)
+    {
         return None;
     }
 
@@ -411,18 +427,37 @@ fn nearest_lattice_block(x: &[f32x8; 8]) -> Option<[i32x8; 8]> {
     let w_rest = half_bit;
     // 2 for the integer candidate, −1 for the other, as `w_rest ^ w_swap`.
     let w_swap = i32x8::splat(2) ^ (half & i32x8::splat(2 ^ -2));
-    let mut seen = i32x8::splat(0);
+    // `w_swap` until the first coordinate whose `δ` is the target, then 0.
+    let mut swap = w_swap;
     let mut doubled = [i32x8::splat(0); 8];
     for k in 0..8 {
         let equal = ints(delta[k].simd_eq(target));
-        let here = equal & !seen;
-        seen |= equal;
-        let w = w_rest ^ (here & w_swap);
-        let down: i32x8 = (q[k] << 31) >> 31;
-        doubled[k] = q[k] + (w ^ down);
+        let w = w_rest ^ (equal & swap);
+        swap = !equal & swap;
+        // (`down[k]` is kept rather than taken from bit 0 of `q[k]`: on
+        // SSE2, whose vector ports bound this kernel, a reload is cheaper
+        // than the two operations.)
+        doubled[k] = q[k] + (w ^ down[k]);
     }
     doubled[0] += fix;
     Some(doubled)
+}
+
+/// Whether any coordinate of the block is tiny: magnitude below 2^-24 but
+/// not zero (out of line: most blocks do not need it; it reads the block
+/// as it is in memory, so that the columns need not be kept).
+#[inline(never)]
+fn has_tiny(block: &Block) -> bool {
+    // `bits + (2^31 − 1)` (zero becomes the largest) below that of 2^-24,
+    // as signed numbers.
+    let abs_mask = i32x8::splat(0x7FFF_FFFF);
+    let tiny_bound = i32x8::splat(TINY_BITS.wrapping_add(i32::MAX as u32) as i32);
+    let mut tiny = i32x8::splat(0);
+    for v in block {
+        let bits: i32x8 = bytemuck::cast(*v);
+        tiny |= tiny_bound.simd_gt((bits & abs_mask) + abs_mask);
+    }
+    tiny.any()
 }
 
 /// [`batch::nearest_lattice_points_into`](crate::batch::nearest_lattice_points_into);
@@ -435,7 +470,7 @@ pub(crate) fn nearest_lattice_points_into(
     let (blocks, tail) = arrays.as_chunks::<8>();
     let (out_blocks, out_tail) = out.as_chunks_mut::<8>();
     for (index, (block, out_block)) in blocks.iter().zip(out_blocks).enumerate() {
-        let Some(columns) = nearest_lattice_block(&transpose(block)) else {
+        let Some(columns) = nearest_lattice_block(block) else {
             relattice(block, out_block, 8 * index)?;
             continue;
         };
