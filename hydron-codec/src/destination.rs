@@ -184,16 +184,11 @@ impl DirectFile {
     /// ```
     pub fn open(path: &Path) -> io::Result<DirectFile> {
         let file = OpenOptions::new().write(true).open(path)?;
-        Ok(match standard_if_same(&file) {
-            Some((standard, file)) => DirectFile {
-                file,
-                standard: Some(standard),
-            },
-            None => DirectFile {
-                file,
-                standard: None,
-            },
-        })
+        let (standard, file) = match standard_if_same(&file) {
+            Some((standard, stream)) => (Some(standard), stream),
+            None => (None, file),
+        };
+        Ok(DirectFile { file, standard })
     }
 
     /// The open file, nothing written or truncated yet.

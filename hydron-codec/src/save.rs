@@ -22,15 +22,20 @@ const NAME_MAX: usize = 255;
 /// Where a save writes, and how it puts the data in place.
 #[derive(Debug)]
 pub(crate) struct SaveTarget {
-    /// The temporary file; removed on drop unless renamed. `None` when
-    /// writing to the target directly.
-    temp: Option<PathBuf>,
+    /// For a replaced file, the temporary file and the file it replaces;
+    /// `None` when writing to the target directly, or once renamed.
+    rename: Option<Rename>,
     /// The path as given, for errors.
     target: PathBuf,
-    /// The path replaced on `commit`: `target` made absolute, with links
-    /// resolved (unused for a direct write).
-    dest: PathBuf,
     durable: bool,
+}
+
+/// A temporary file (removed on drop unless renamed) and the path it is
+/// renamed over on `commit`: the target made absolute, links resolved.
+#[derive(Debug)]
+struct Rename {
+    temp: PathBuf,
+    dest: PathBuf,
 }
 
 impl SaveTarget {
@@ -46,7 +51,7 @@ impl SaveTarget {
         // is no current directory to resolve against (WASI), the path is
         // used as given.
         let absolute = std::path::absolute(&target).unwrap_or_else(|_| target.clone());
-        let (file, temp, dest) = match Destination::of(&absolute).map_err(io_err)? {
+        let (file, rename) = match Destination::of(&absolute).map_err(io_err)? {
             Destination::Replace { path, existing } => {
                 let (file, temp) = create_temp(&path).map_err(io_err)?;
                 // The replacement keeps the replaced file's mode (a 0600
@@ -58,19 +63,18 @@ impl SaveTarget {
                         return Err(io_err(e));
                     }
                 }
-                (file, Some(temp), path)
+                (file, Some(Rename { temp, dest: path }))
             }
             Destination::Direct => {
                 let file = DirectFile::open(&absolute)
                     .and_then(DirectFile::into_file)
                     .map_err(io_err)?;
-                (file, None, absolute)
+                (file, None)
             }
         };
         let save = SaveTarget {
-            temp,
+            rename,
             target,
-            dest,
             durable,
         };
         Ok((save, file))
@@ -85,7 +89,7 @@ impl SaveTarget {
     /// durable), renames the temporary file over the target and flushes the
     /// directory. For a FIFO or a device there is nothing to do.
     pub(crate) fn commit(&mut self, file: File) -> Result<(), CodecError> {
-        let Some(temp) = self.temp.as_ref() else {
+        let Some(Rename { temp, dest }) = self.rename.as_ref() else {
             // Written straight to a FIFO or a device: nothing to rename,
             // and fsync means nothing there (it fails on a FIFO).
             return Ok(());
@@ -94,15 +98,16 @@ impl SaveTarget {
             file.sync_all().map_err(CodecError::Io)?;
         }
         drop(file);
-        fs::rename(temp, &self.dest).map_err(|e| {
+        fs::rename(temp, dest).map_err(|e| {
             CodecError::Io(io::Error::new(
                 e.kind(),
                 format!("cannot rename {} over it: {e}", temp.display()),
             ))
         })?;
-        self.temp = None;
+        let dir = dir_of(dest);
+        self.rename = None;
         if self.durable {
-            sync_dir(&dir_of(&self.dest)).map_err(CodecError::Io)?;
+            sync_dir(&dir).map_err(CodecError::Io)?;
         }
         Ok(())
     }
@@ -117,8 +122,8 @@ pub(crate) fn spent() -> CodecError {
 
 impl Drop for SaveTarget {
     fn drop(&mut self) {
-        if let Some(temp) = self.temp.take() {
-            let _ = fs::remove_file(temp);
+        if let Some(rename) = self.rename.take() {
+            let _ = fs::remove_file(rename.temp);
         }
     }
 }

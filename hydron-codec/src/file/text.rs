@@ -11,7 +11,7 @@ use std::io::{self, BufRead, Write};
 use hydron_core::Gf8;
 
 use super::{bit_distance, near, FileOptions, Section, TEXT_MAGIC, VERSION};
-use crate::json::{json_error, non_finite, parse_row, write_row, Cursor, LineEnd};
+use crate::json::{check_finite, json_error, parse_row, write_row, Cursor, LineEnd};
 use crate::{CodecError, Policy};
 
 /// The longest line accepted, as for [`crate::json::JsonLinesReader`]. No
@@ -89,16 +89,10 @@ impl<W: Write> Encoder<W> {
             let room = (self.chunk_vectors - self.in_chunk) as usize;
             let take = vectors.len().min(room).min(WRITE_BATCH);
             let (piece, rest) = vectors.split_at(take);
+            check_finite(piece, self.vectors + self.in_chunk)?;
             let mut text = std::mem::take(&mut self.text);
             text.clear();
-            for (i, v) in piece.iter().enumerate() {
-                if let Some(error) = non_finite(v.as_array()) {
-                    self.text = text;
-                    return Err(CodecError::InvalidVector {
-                        index: self.vectors + self.in_chunk + i as u64,
-                        error,
-                    });
-                }
+            for v in piece {
                 write_row(&mut text, v);
                 text.push(b'\n');
             }

@@ -285,7 +285,7 @@ impl Visitor<'_> for Coordinate {
         // serde_json already rounded a decimal to an f32 (held in the f64),
         // so this cast is exact; the check guards other inputs.
         let rounded = v as f32;
-        if f64::from(rounded) != v && is_f32_midpoint(v) {
+        if f64::from(rounded) != v && is_f32_midpoint(v, rounded) {
             // The one number serde_json hands over unrounded to f32: an
             // integer in (−2^64, −2^63], rounded to f64 first. Rounding
             // that again is right unless the f64 is exactly halfway between
@@ -311,11 +311,9 @@ impl Visitor<'_> for Coordinate {
     }
 }
 
-/// Whether `v` (finite) lies exactly halfway between two neighbouring
-/// `f32` values: its significand, at `f32`'s precision, ends in exactly
-/// one more bit.
-fn is_f32_midpoint(v: f64) -> bool {
-    let nearest = v as f32;
+/// Whether `v` (finite) lies exactly halfway between `nearest` (`v` rounded
+/// to `f32`) and the `f32` on its other side.
+fn is_f32_midpoint(v: f64, nearest: f32) -> bool {
     // The neighbour on `v`'s other side.
     let other = if f64::from(nearest) < v {
         nearest.next_up()
@@ -349,9 +347,8 @@ mod tests {
             "-18446744073709551615", // -(2^64 - 1)
             "-9223372586610591000",  // 2^39 + 1303 above 2^63: past the midpoint's f64 reach
         ] {
-            let exponent = format!("{}e0", n.trim_end_matches('0'));
-            let zeros = n.len() - n.trim_end_matches('0').len();
-            let exponent = exponent.replace("e0", &format!("e{zeros}"));
+            let digits = n.trim_end_matches('0');
+            let exponent = format!("{digits}e{}", n.len() - digits.len());
             assert_eq!(
                 read(n).unwrap(),
                 read(&exponent).unwrap(),

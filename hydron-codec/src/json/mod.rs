@@ -41,4 +41,4 @@ pub use ser::{gf8_to_string, gf8_to_vec, to_string, to_vec, to_writer};
 
 pub(crate) use de::{json_error, parse_row, Cursor};
 pub(crate) use lines::LineEnd;
-pub(crate) use ser::{non_finite, write_row};
+pub(crate) use ser::{check_finite, write_row};

@@ -45,21 +45,19 @@ pub fn to_writer<W: io::Write>(writer: W, vectors: &[Gf8]) -> Result<(), CodecEr
 /// Refuses the first vector holding NaN or an infinity (JSON has no such
 /// numbers), numbering the vectors from `first`.
 pub(crate) fn check_finite(vectors: &[Gf8], first: u64) -> Result<(), CodecError> {
-    match vectors
-        .iter()
-        .enumerate()
-        .find_map(|(i, v)| non_finite(v.as_array()).map(|error| (i, error)))
-    {
-        Some((i, error)) => Err(CodecError::InvalidVector {
-            index: first + i as u64,
-            error,
-        }),
-        None => Ok(()),
+    for (i, v) in vectors.iter().enumerate() {
+        if let Some(error) = non_finite(v.as_array()) {
+            return Err(CodecError::InvalidVector {
+                index: first + i as u64,
+                error,
+            });
+        }
     }
+    Ok(())
 }
 
 /// The error for the first non-finite coordinate, if any.
-pub(crate) fn non_finite(coords: &[f32; 8]) -> Option<Gf8Error> {
+fn non_finite(coords: &[f32; 8]) -> Option<Gf8Error> {
     coords.iter().enumerate().find_map(|(coordinate, &value)| {
         if value.is_nan() {
             Some(Gf8Error::NotANumber { coordinate })
