@@ -1,6 +1,8 @@
 """hydron's Arrow and Parquet paths against pyarrow's, and Dask on one worker
 against two, in one run (issue 9). Every figure is a median; every
-comparison a ratio within this run.
+comparison a ratio within this run. Needs hydron built with Arrow and
+Parquet (``bash python/run-tests.sh`` leaves that build in python/.venv;
+else ``maturin develop --release --features full`` in python/).
 
     python/.venv/bin/python python/bench_arrow.py
     python/.venv/bin/python python/bench_arrow.py --n 100000 --runs 3 --dask-vectors 1000000   # smoke

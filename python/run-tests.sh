@@ -6,15 +6,20 @@
 #    (again only when that file changes): maturin, pyfory, numpy, pytest,
 #    hypothesis, mypy, and the Arrow/Parquet tools hydron is tested against
 #    (pyarrow, polars, duckdb, pandas, dask[distributed]).
-# 2. Builds the native module (hydron-py) in release mode into the venv with
-#    `maturin develop --release` (cargo rebuilds only what changed).
-# 3. Checks that the type stubs match the module (mypy's stubtest).
-# 4. Rust writes messages and files (examples/interop_write.rs) into a fresh
+# 2. Rust writes messages and files (examples/interop_write.rs) into a fresh
 #    directory under target/.
-# 5. pytest (python/tests, the doctests of python/hydron and of the native
-#    module) decodes them with hydron and with stock pyfory, and writes its
-#    own (with both) into another directory.
-# 6. Rust decodes what Python wrote (tests/python_interop.rs).
+# 3. Builds the native module (hydron-py) in release mode into the venv with
+#    `maturin develop --release` as `pip install ./python` builds it (no
+#    Arrow, no Parquet), and runs pytest on it: the Arrow and Parquet tests
+#    are skipped, and tests/test_features.py checks that their functions,
+#    and the readers given a Parquet file, refuse with FeatureNotBuiltError.
+# 4. Builds it again with every feature (`--features full`; cargo keeps
+#    both builds, so a rerun rebuilds only what changed), checks that the
+#    type stubs match the module (mypy's stubtest), and runs pytest
+#    (python/tests, the doctests of python/hydron and of the native module):
+#    it decodes the Rust files with hydron and with stock pyfory, and writes
+#    its own (with both) into another directory.
+# 5. Rust decodes what Python wrote (tests/python_interop.rs).
 #
 # Exits non-zero on any failure; the work directory is kept then, and removed
 # on success. Needs only cargo, Python >= 3.11 (python3.11, or $PYTHON) and pip.
@@ -59,22 +64,18 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   echo "$want" >"$stamp"
 fi
 
-step "maturin develop --release: the native module into python/.venv"
-(
-  cd python
-  VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" "$venv/bin/maturin" develop --release --quiet
-)
-
-step "stubtest: python/hydron/_hydron.pyi matches the native module"
-(
-  cd python
-  MYPY_CACHE_DIR="$root/target/mypy-cache" "$py" -m mypy.stubtest hydron._hydron \
-    --allowlist tests/stubtest-allowlist.txt
-)
+# The native module into the venv, built with the cargo features given
+# (none: what `pip install ./python` builds).
+develop() {
+  (
+    cd python
+    VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" "$venv/bin/maturin" develop --release --quiet "$@"
+  )
+}
 
 mkdir -p "$root/target"
 work="$(mktemp -d "$root/target/python-interop.XXXXXX")"
-mkdir "$work/rust" "$work/python"
+mkdir "$work/rust" "$work/python" "$work/python-default"
 
 step "Rust writes (examples/interop_write.rs) into $work/rust"
 cargo run --quiet --example interop_write --features fory,json -- "$work/rust"
@@ -84,12 +85,33 @@ cargo build --quiet -p hydron-cli
 cli="$(cargo metadata --format-version 1 --no-deps 2>/dev/null |
   "$py" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/debug/hydron"
 
-step "pytest: Python reads what Rust wrote, writes into $work/python"
+# pytest in the build the venv holds; $1: the features it must have, $2: the
+# directory the tests write into.
+run_pytest() {
+  (
+    cd python
+    HYDRON_EXPECT_FEATURES="$1" HYDRON_RUST_DIR="$work/rust" HYDRON_PY_DIR="$2" \
+      HYDRON_REQUIRE_INTEROP=1 HYDRON_CLI="$cli" "$py" -m pytest -q
+  )
+}
+
+step "maturin develop --release: the default build (no Arrow, no Parquet), as pip install ./python"
+develop
+step "pytest in the default build (the Arrow and Parquet tests are skipped; their functions must refuse)"
+run_pytest "" "$work/python-default"
+
+step "maturin develop --release --features full: with Arrow and Parquet"
+develop --features full
+
+step "stubtest: python/hydron/_hydron.pyi matches the native module"
 (
   cd python
-  HYDRON_RUST_DIR="$work/rust" HYDRON_PY_DIR="$work/python" HYDRON_REQUIRE_INTEROP=1 \
-    HYDRON_CLI="$cli" "$py" -m pytest -q
+  MYPY_CACHE_DIR="$root/target/mypy-cache" "$py" -m mypy.stubtest hydron._hydron \
+    --allowlist tests/stubtest-allowlist.txt
 )
+
+step "pytest in the full build: Python reads what Rust wrote, writes into $work/python"
+run_pytest "arrow,parquet" "$work/python"
 
 step "Rust reads what Python wrote (tests/python_interop.rs)"
 HYDRON_INTEROP_DIR="$work/python" \

@@ -11,6 +11,8 @@
 //! hydron never rounds float64 to float32 behind the caller's back. Results
 //! are new, owned, writable arrays built from Rust vectors without a copy.
 
+use std::path::PathBuf;
+
 use hydron_core::{BatchError, E8Root, Gf8};
 use numpy::ndarray::Array2;
 use numpy::ndarray::Dimension;
@@ -20,7 +22,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes};
+use pyo3::types::{PyByteArray, PyBytes, PyString};
 
 use crate::errors::batch_error;
 
@@ -53,6 +55,7 @@ impl<'py> Vectors<'py> {
             .map_err(|e| batch_error(py, e))
     }
 
+    #[cfg(feature = "arrow")]
     /// The numpy array whose memory [`Vectors::arrays`] borrows, if any.
     pub fn array(&self) -> Option<&Bound<'py, PyArray2<f32>>> {
         match self {
@@ -303,4 +306,14 @@ pub fn codes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
         }
     }
     Ok(out)
+}
+
+/// A path (`str` or `os.PathLike`), or `None` for anything else. An
+/// exception raised by `__fspath__` is raised as it was.
+pub fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
+    if obj.cast::<PyString>().is_ok() || obj.hasattr("__fspath__")? {
+        obj.extract().map(Some)
+    } else {
+        Ok(None)
+    }
 }

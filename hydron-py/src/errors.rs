@@ -181,6 +181,7 @@ pub fn io_error_here(py: Python<'_>, e: std::io::Error) -> PyErr {
     codec_error(py, CodecError::Io(e))
 }
 
+#[cfg(feature = "parquet")]
 /// A file object that holds more than `limit` bytes where it must be read
 /// whole: a `HydronError` whose `offset` is where reading stopped.
 pub fn input_too_large(py: Python<'_>, limit: u64) -> PyErr {
@@ -271,16 +272,20 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
         CodecError::UnknownFormat { .. } | CodecError::FormatDisabled { .. } => {
             raise(py, "FormatError", message, &[])
         }
+        #[cfg(feature = "arrow")]
         CodecError::WrongColumnType { .. }
         | CodecError::MissingColumn { .. }
         | CodecError::AmbiguousColumn { .. } => raise(py, "FormatError", message, &[]),
+        #[cfg(feature = "parquet")]
         CodecError::UnsupportedCompression { row_group, .. } => raise(
             py,
             "FormatError",
             message,
             &[("row_group", int(py, *row_group as u64))],
         ),
+        #[cfg(feature = "arrow")]
         CodecError::Arrow(_) => raise(py, "FormatError", message, &[]),
+        #[cfg(feature = "arrow")]
         CodecError::NullValue { row, coordinate } => {
             let mut kw = vec![
                 ("index", int(py, *row)),
@@ -291,6 +296,7 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
             }
             raise(py, "InvalidVectorError", message, &kw)
         }
+        #[cfg(feature = "arrow")]
         CodecError::WrongRowLength { row, .. } => raise(
             py,
             "InvalidVectorError",
@@ -300,13 +306,17 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
                 ("reason", text(py, inner.to_string())),
             ],
         ),
+        #[cfg(feature = "arrow")]
         CodecError::BadOffsets { detail, .. } => corrupt(py, message, None, None, detail),
+        #[cfg(feature = "parquet")]
         CodecError::Parquet { row_group, error } => {
             corrupt(py, message, *row_group, None, &error.to_string())
         }
+        #[cfg(feature = "parquet")]
         CodecError::ChecksumMismatch { row_group, .. } => {
             corrupt(py, message, Some(*row_group), None, "row group CRC-32")
         }
+        #[cfg(feature = "parquet")]
         CodecError::PageTooLarge {
             row_group, offset, ..
         } => corrupt(
@@ -321,11 +331,13 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
     }
 }
 
+#[cfg(feature = "arrow")]
 fn text(py: Python<'_>, s: String) -> Py<PyAny> {
     s.into_pyobject(py)
         .map_or_else(|_| py.None(), |o| o.into_any().unbind())
 }
 
+#[cfg(feature = "arrow")]
 /// A `CorruptError` about a Parquet file: the row group (as the section)
 /// and the byte offset where known.
 fn corrupt(

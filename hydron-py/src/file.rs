@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use hydron_codec::file::{self, FileOptions, FileReader};
-use hydron_codec::parquet::ParquetReader;
 use hydron_codec::{CodecError, Policy};
 use hydron_core::Gf8;
 use numpy::PyArray2;
@@ -17,13 +16,12 @@ use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::PyBytes;
 
-use crate::arrays::{self, gf8_out};
+use crate::arrays::{self, gf8_out, path_of};
 use crate::codec::{encode_vectors, prepared};
 use crate::errors::{codec_error, detached};
-use crate::parquet::{self as pyparquet, path_of};
+use crate::parquet as pyparquet;
 use crate::policy::{self, parse_or_strict};
 use crate::stream;
-use hydron_codec::parquet;
 
 /// Whether `path` is a regular file that starts with Parquet's magic
 /// (special files are left to the container reader, which refuses them
@@ -35,7 +33,7 @@ fn is_parquet_file(path: &std::path::Path) -> bool {
         && std::fs::File::open(path)
             .and_then(|mut f| f.read_exact(&mut head))
             .is_ok()
-        && parquet::looks_like_parquet(&head)
+        && pyparquet::looks_like_parquet(&head)
 }
 
 /// Whether `save` writes Parquet: `format="parquet"`, or no format and a
@@ -74,7 +72,7 @@ fn options(chunk_vectors: u64, durable: bool) -> PyResult<FileOptions> {
 fn load_stream(py: Python<'_>, source: &Bound<'_, PyAny>, policy: Policy) -> PyResult<Vec<Gf8>> {
     let (stream, parquet) = stream::open(source)?;
     if parquet {
-        return pyparquet::vectors_from_vec(py, stream::read_whole(py, stream)?, policy);
+        return pyparquet::vectors_from_stream(py, stream, policy);
     }
     detached(py, move || {
         let mut reader = FileReader::from_reader(stream, policy)?;
@@ -99,7 +97,7 @@ fn not_a_file(source: &Bound<'_, PyAny>) -> PyResult<()> {
 /// the GIL).
 fn from_data(py: Python<'_>, data: &arrays::Data<'_>, policy: Policy) -> PyResult<Vec<Gf8>> {
     let bytes = data.as_slice();
-    if parquet::looks_like_parquet(bytes) {
+    if pyparquet::looks_like_parquet(bytes) {
         return match data {
             arrays::Data::Bytes(b) => pyparquet::vectors_from_bytes(py, b.as_any(), policy),
             arrays::Data::Owned(v) => {
@@ -154,10 +152,10 @@ pub fn save(
         // The same range as a container's chunks (checked here, for the
         // same message), as the row group size.
         options(chunk_vectors, durable)?;
-        let options = pyparquet::options("snappy", chunk_vectors, durable)?;
+        let options = pyparquet::container_options(chunk_vectors, durable)?;
         let input = arrays::vectors(vectors, "vectors")?;
         let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
-        return detached(py, || parquet::save(&path, &gf8, options));
+        return pyparquet::save(py, &path, &gf8, options);
     }
     let (format, options) = (
         policy::format(format, true)?,
@@ -185,12 +183,8 @@ pub fn dumps<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     if format.is_some_and(|f| saves_parquet(std::path::Path::new(""), Some(f))) {
         options(chunk_vectors, true)?; // the documented range, as for save
-        let options = pyparquet::options("snappy", chunk_vectors, true)?;
-        return encode_vectors(py, vectors, policy, |gf8| {
-            let mut encoder = parquet::ParquetEncoder::new(Vec::new(), options)?;
-            encoder.write(gf8)?;
-            encoder.finish()
-        });
+        let options = pyparquet::container_options(chunk_vectors, true)?;
+        return encode_vectors(py, vectors, policy, |gf8| pyparquet::to_vec(gf8, options));
     }
     let (format, options) = (policy::format(format, true)?, options(chunk_vectors, true)?);
     encode_vectors(py, vectors, policy, |gf8| {
@@ -283,7 +277,7 @@ pub fn detect_format(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<&'st
     if head.starts_with(file::TEXT_MAGIC) {
         return Ok("jsonl");
     }
-    if parquet::looks_like_parquet(&head) {
+    if pyparquet::looks_like_parquet(&head) {
         return Ok("parquet");
     }
     // Not a complete magic: the container reader says what it is instead
@@ -298,7 +292,7 @@ pub fn detect_format(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<&'st
 enum Source {
     File(Box<FileReader>),
     /// A Parquet file at a path: one chunk per row group.
-    Parquet(Box<ParquetReader>),
+    Parquet(Box<pyparquet::Reader>),
     /// A whole file read from a file object: one chunk, yielded once.
     Memory(Option<Vec<Gf8>>),
 }
@@ -369,9 +363,7 @@ pub fn iter_chunks(
     let policy = parse_or_strict(policy)?;
     let source = if let Some(path) = path_of(source)? {
         if py.detach(|| is_parquet_file(&path)) {
-            Source::Parquet(Box::new(detached(py, || {
-                ParquetReader::open(&path, policy)
-            })?))
+            Source::Parquet(Box::new(pyparquet::open_path(py, &path, policy)?))
         } else {
             Source::File(Box::new(detached(py, || FileReader::open(&path, policy))?))
         }
@@ -379,8 +371,7 @@ pub fn iter_chunks(
         not_a_file(source)?;
         let (stream, parquet) = stream::open(source)?;
         if parquet {
-            let data = stream::read_whole(py, stream)?;
-            Source::Memory(Some(pyparquet::vectors_from_vec(py, data, policy)?))
+            Source::Memory(Some(pyparquet::vectors_from_stream(py, stream, policy)?))
         } else {
             Source::File(Box::new(detached(py, move || {
                 FileReader::from_reader(stream, policy)

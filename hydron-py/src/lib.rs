@@ -9,13 +9,16 @@
 //! documentation is in `python/hydron/_hydron.pyi`.
 
 mod arrays;
+#[cfg(feature = "arrow")]
 mod arrow;
+#[cfg(feature = "arrow")]
 mod capsule;
 mod codec;
 mod errors;
 mod file;
 mod gil;
 mod math;
+#[cfg_attr(not(feature = "parquet"), path = "parquet_not_built.rs")]
 mod parquet;
 mod policy;
 mod stream;
@@ -51,21 +54,35 @@ fn _hydron(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(file::loads, m)?)?;
     m.add_function(wrap_pyfunction!(file::iter_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(file::detect_format, m)?)?;
-    m.add_class::<capsule::ArrowArray>()?;
-    m.add_class::<capsule::ArrowTable>()?;
-    m.add_function(wrap_pyfunction!(arrow::to_arrow, m)?)?;
-    m.add_function(wrap_pyfunction!(arrow::to_arrow_table, m)?)?;
-    m.add_function(wrap_pyfunction!(arrow::from_arrow, m)?)?;
-    m.add_function(wrap_pyfunction!(arrow::codes_to_arrow, m)?)?;
-    m.add_function(wrap_pyfunction!(arrow::codes_from_arrow, m)?)?;
-    m.add_function(wrap_pyfunction!(parquet::save_parquet, m)?)?;
-    m.add_function(wrap_pyfunction!(parquet::save_codes_parquet, m)?)?;
-    m.add_function(wrap_pyfunction!(parquet::load_parquet, m)?)?;
-    m.add_function(wrap_pyfunction!(parquet::load_codes_parquet, m)?)?;
-    m.add_function(wrap_pyfunction!(parquet::iter_parquet, m)?)?;
-    m.add_class::<parquet::ParquetChunkIter>()?;
     m.add_class::<file::FileWriter>()?;
     m.add_class::<file::ChunkIter>()?;
+    #[cfg(feature = "arrow")]
+    {
+        m.add_class::<capsule::ArrowArray>()?;
+        m.add_class::<capsule::ArrowTable>()?;
+        m.add_function(wrap_pyfunction!(arrow::to_arrow, m)?)?;
+        m.add_function(wrap_pyfunction!(arrow::to_arrow_table, m)?)?;
+        m.add_function(wrap_pyfunction!(arrow::from_arrow, m)?)?;
+        m.add_function(wrap_pyfunction!(arrow::codes_to_arrow, m)?)?;
+        m.add_function(wrap_pyfunction!(arrow::codes_from_arrow, m)?)?;
+    }
+    #[cfg(feature = "parquet")]
+    {
+        m.add_function(wrap_pyfunction!(parquet::save_parquet, m)?)?;
+        m.add_function(wrap_pyfunction!(parquet::save_codes_parquet, m)?)?;
+        m.add_function(wrap_pyfunction!(parquet::load_parquet, m)?)?;
+        m.add_function(wrap_pyfunction!(parquet::load_codes_parquet, m)?)?;
+        m.add_function(wrap_pyfunction!(parquet::iter_parquet, m)?)?;
+        m.add_class::<parquet::ParquetChunkIter>()?;
+    }
+    // What this build has (`hydron.FEATURES`); see Cargo.toml.
+    let features: &[&str] = &[
+        #[cfg(feature = "arrow")]
+        "arrow",
+        #[cfg(feature = "parquet")]
+        "parquet",
+    ];
+    m.add("FEATURES", pyo3::types::PyFrozenSet::new(m.py(), features)?)?;
     m.add("NORM_TOLERANCE", hydron_core::NORM_TOLERANCE)?;
     m.add(
         "DEFAULT_CHUNK_VECTORS",
@@ -79,7 +96,7 @@ fn _hydron(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_CODES_LEN", hydron_codec::fory::MAX_CODES_LEN)?;
     m.add(
         "DEFAULT_ROW_GROUP_VECTORS",
-        hydron_codec::parquet::ParquetOptions::DEFAULT_ROW_GROUP_VECTORS,
+        parquet::DEFAULT_ROW_GROUP_VECTORS,
     )?;
     Ok(())
 }

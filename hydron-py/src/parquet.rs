@@ -1,30 +1,41 @@
 //! Parquet files of vectors and codes, on hydron-codec's `parquet` module:
 //! atomic saves, streaming reads by row group, the row-group checksum, and
-//! the layouts pyarrow, Polars and DuckDB write.
+//! the layouts pyarrow, Polars and DuckDB write (the `parquet` feature).
+//!
+//! The end of the file is what `file` (`save`, `load`, `iter_chunks`, ...)
+//! uses for a Parquet file; `parquet_not_built.rs` has the same items for a
+//! build without the feature.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use hydron_codec::parquet::{
     self as hparquet, Compression, ParquetOptions, ParquetReadOptions, ParquetReader,
 };
-use hydron_codec::Policy;
+use hydron_codec::{CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
 use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::MutexExt;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::PyBytes;
 
-use crate::arrays::{self, codes_out, gf8_out};
+use crate::arrays::{self, codes_out, gf8_out, path_of};
 use crate::codec::prepared;
 use crate::errors::{codec_error, detached};
 use crate::policy::parse_or_strict;
 use crate::stream;
 
+pub use hydron_codec::parquet::{
+    looks_like_parquet, ParquetOptions as Options, ParquetReader as Reader,
+};
+
+/// Rows per row group when none is given (`hydron.DEFAULT_ROW_GROUP_VECTORS`).
+pub const DEFAULT_ROW_GROUP_VECTORS: usize = ParquetOptions::DEFAULT_ROW_GROUP_VECTORS;
+
 // The Python signatures spell the default row group size out.
-const _: () = assert!(ParquetOptions::DEFAULT_ROW_GROUP_VECTORS == 262_144);
+const _: () = assert!(DEFAULT_ROW_GROUP_VECTORS == 262_144);
 
 /// The write options from the keyword arguments.
 pub fn options(
@@ -56,22 +67,12 @@ fn read_options(column: Option<&str>) -> ParquetReadOptions {
     }
 }
 
-/// A path (`str` or `os.PathLike`), or `None` for anything else. An
-/// exception raised by `__fspath__` is raised as it was.
-pub fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
-    if obj.cast::<PyString>().is_ok() || obj.hasattr("__fspath__")? {
-        obj.extract().map(Some)
-    } else {
-        Ok(None)
-    }
-}
-
 /// The bytes of a Parquet file held in Python: a `bytes` object shared
 /// without a copy, a buffer copied once, a file object read whole (at most
 /// [`stream::MAX_WHOLE_READ_BYTES`]).
 fn memory(source: &Bound<'_, PyAny>) -> PyResult<bytes::Bytes> {
     if source.hasattr("read")? && !source.is_instance_of::<PyBytes>() {
-        return Ok(bytes::Bytes::from(stream::read_parquet(source)?));
+        return Ok(bytes::Bytes::from(read_file_object(source)?));
     }
     let data = source.clone();
     if let Ok(b) = data.extract::<PyBackedBytes>() {
@@ -319,6 +320,44 @@ pub fn iter_parquet(
     })
 }
 
+/// The content of a file object that should hold a Parquet file: all of
+/// it (see [`stream::read_whole`]), or only its first bytes when they are
+/// not Parquet's (enough for the reader to refuse them by name, without
+/// reading on).
+fn read_file_object(source: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    let (stream, parquet) = stream::open(source)?;
+    if !parquet {
+        let (head, _) = stream.into_inner();
+        return Ok(head.into_inner());
+    }
+    stream::read_whole(source.py(), stream)
+}
+
+// What `file` uses for a Parquet file.
+
+/// The options of a Parquet file written by `save`/`dumps`: Snappy, row
+/// groups of `chunk_vectors` vectors.
+pub fn container_options(chunk_vectors: u64, durable: bool) -> PyResult<Options> {
+    options("snappy", chunk_vectors, durable)
+}
+
+/// Saves `vectors` to a Parquet file at `path`, atomically (without the GIL).
+pub fn save(py: Python<'_>, path: &Path, vectors: &[Gf8], options: Options) -> PyResult<()> {
+    detached(py, || hparquet::save(path, vectors, options))
+}
+
+/// The bytes of a Parquet file holding `vectors`.
+pub fn to_vec(vectors: &[Gf8], options: Options) -> Result<Vec<u8>, CodecError> {
+    let mut encoder = hparquet::ParquetEncoder::new(Vec::new(), options)?;
+    encoder.write(vectors)?;
+    encoder.finish()
+}
+
+/// A reader of the Parquet file at `path`, one row group at a time.
+pub fn open_path(py: Python<'_>, path: &Path, policy: Policy) -> PyResult<Reader> {
+    detached(py, || Reader::open(path, policy))
+}
+
 /// Vectors of a Parquet file held in memory (for `hydron.loads`).
 pub fn vectors_from_bytes(
     py: Python<'_>,
@@ -329,9 +368,14 @@ pub fn vectors_from_bytes(
     detached(py, || reader.read_to_end())
 }
 
-/// Vectors of a Parquet file read into `data` (from a file object), without
-/// copying it again.
-pub fn vectors_from_vec(py: Python<'_>, data: Vec<u8>, policy: Policy) -> PyResult<Vec<Gf8>> {
+/// Vectors of a Parquet file read whole from a file object's `stream` (at
+/// most [`stream::MAX_WHOLE_READ_BYTES`]), without copying it again.
+pub fn vectors_from_stream(
+    py: Python<'_>,
+    stream: stream::Stream,
+    policy: Policy,
+) -> PyResult<Vec<Gf8>> {
+    let data = stream::read_whole(py, stream)?;
     detached(py, || {
         ParquetReader::from_bytes(bytes::Bytes::from(data), policy, read_options(None))?
             .read_to_end()
@@ -339,6 +383,6 @@ pub fn vectors_from_vec(py: Python<'_>, data: Vec<u8>, policy: Policy) -> PyResu
 }
 
 /// Vectors of the Parquet file at `path` (for `hydron.load`).
-pub fn load_path(py: Python<'_>, path: &std::path::Path, policy: Policy) -> PyResult<Vec<Gf8>> {
+pub fn load_path(py: Python<'_>, path: &Path, policy: Policy) -> PyResult<Vec<Gf8>> {
     detached(py, || hparquet::load(path, policy))
 }

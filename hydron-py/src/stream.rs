@@ -15,6 +15,7 @@ use pyo3::types::PyString;
 use crate::arrays;
 use crate::errors;
 
+#[cfg(feature = "parquet")]
 /// The most bytes a file object is read to when it must be read whole (a
 /// Parquet file): 1 GiB, the `hydron` tool's default `--max-input-bytes`.
 /// A larger Parquet file loads from its path, or from `bytes` the caller
@@ -129,12 +130,14 @@ pub fn open(source: &Bound<'_, PyAny>) -> PyResult<(Stream, bool)> {
         .take(HEAD_LEN as u64)
         .read_to_end(&mut head)
         .map_err(|e| errors::io_error_here(py, e))?;
-    let parquet = hydron_codec::parquet::looks_like_parquet(&head);
+    let parquet = crate::parquet::looks_like_parquet(&head);
     Ok((Cursor::new(head).chain(reader), parquet))
 }
 
 /// Reads the rest of `stream`, refusing more than [`MAX_WHOLE_READ_BYTES`]
-/// in all. The buffer grows only as bytes arrive.
+/// in all. The buffer grows only as bytes arrive. (Only Parquet is read
+/// whole.)
+#[cfg(feature = "parquet")]
 pub fn read_whole(py: Python<'_>, stream: Stream) -> PyResult<Vec<u8>> {
     let mut all = Vec::new();
     stream
@@ -145,17 +148,4 @@ pub fn read_whole(py: Python<'_>, stream: Stream) -> PyResult<Vec<u8>> {
         return Err(errors::input_too_large(py, MAX_WHOLE_READ_BYTES));
     }
     Ok(all)
-}
-
-/// The content of a file object that should hold a Parquet file: all of
-/// it (see [`read_whole`]), or only its first bytes when they are not
-/// Parquet's (enough for the reader to refuse them by name, without
-/// reading on).
-pub fn read_parquet(source: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    let (stream, parquet) = open(source)?;
-    if !parquet {
-        let (head, _) = stream.into_inner();
-        return Ok(head.into_inner());
-    }
-    read_whole(source.py(), stream)
 }

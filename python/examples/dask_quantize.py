@@ -19,7 +19,8 @@ vector column (hydron's, pyarrow's, Polars', DuckDB's); the output has one
 row per input vector, in input order: ``code`` (uint8, the nearest E8
 root) and ``near`` (bool, within ``--max-angle`` radians of the query).
 ``--check`` recomputes the answer in this process with hydron alone and
-compares, exactly.
+compares, exactly. Needs hydron built with Arrow and Parquet:
+``pip install ./python -C maturin.build-args="--features full"``.
 """
 
 from __future__ import annotations

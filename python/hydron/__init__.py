@@ -26,20 +26,54 @@ writable array. Formats: ``docs/format.md`` in the repository.
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 from . import _hydron
-from ._hydron import (DEFAULT_CHUNK_VECTORS, DEFAULT_ROW_GROUP_VECTORS, MAX_BATCH_LEN,
-                      MAX_CHUNK_VECTORS, MAX_CODES_LEN, NORM_TOLERANCE, ArrowArray, ArrowTable,
-                      FileWriter, backend,
-                      codes_from_arrow, codes_to_arrow, codes_to_vectors, decode_batch,
-                      decode_codes, decode_gf8, decode_json, decode_jsonl, dot, dumps,
-                      encode_batch, encode_codes, encode_gf8, encode_json, encode_jsonl,
-                      from_arrow, geodesic_distance, iter_chunks, iter_parquet, load,
-                      load_codes_parquet, load_parquet, loads, nearest_lattice_points,
-                      nearest_roots, normalize, save, save_codes_parquet, save_parquet, slerp,
-                      spherical_mean, to_arrow, to_arrow_table, validate)
-from .errors import (CorruptError, FormatError, HydronError, InvalidVectorError, Section,
-                     TruncatedError, UnsupportedVersionError)
+from ._hydron import (DEFAULT_CHUNK_VECTORS, DEFAULT_ROW_GROUP_VECTORS, FEATURES, MAX_BATCH_LEN,
+                      MAX_CHUNK_VECTORS, MAX_CODES_LEN, NORM_TOLERANCE, FileWriter, backend,
+                      codes_to_vectors, decode_batch, decode_codes, decode_gf8, decode_json,
+                      decode_jsonl, dot, dumps, encode_batch, encode_codes, encode_gf8,
+                      encode_json, encode_jsonl, geodesic_distance, iter_chunks, load, loads,
+                      nearest_lattice_points, nearest_roots, normalize, save, slerp,
+                      spherical_mean, validate)
+from .errors import (CorruptError, FeatureNotBuiltError, FormatError, HydronError,
+                     InvalidVectorError, Section, TruncatedError, UnsupportedVersionError,
+                     feature_not_built)
+
+
+def _not_built(name: str, feature: str):
+    """A function (or, for a class name, a class) called ``name`` that
+    raises :class:`FeatureNotBuiltError` for ``feature``."""
+    def refuse(*args, **kwargs):
+        raise feature_not_built(f"hydron.{name}", feature)
+
+    doc = (f"Not in this build of hydron, which has no {feature!r} feature "
+           f"(``hydron.FEATURES``): raises FeatureNotBuiltError.")
+    if name[0].isupper():
+        return type(name, (), {"__new__": refuse, "__doc__": doc, "__module__": __name__})
+    refuse.__name__ = refuse.__qualname__ = name
+    refuse.__doc__ = doc
+    return refuse
+
+
+# The names of the native module that need a feature (see FEATURES), and
+# those this build left out. In place of each left-out function or class,
+# the package has one of the same name that raises FeatureNotBuiltError
+# (made at the end of this file), so that every build has the same names.
+_GATED = {
+    "arrow": ("ArrowArray", "ArrowTable", "to_arrow", "to_arrow_table", "from_arrow",
+              "codes_to_arrow", "codes_from_arrow"),
+    "parquet": ("save_parquet", "load_parquet", "save_codes_parquet", "load_codes_parquet",
+                "iter_parquet", "ParquetChunkIter"),
+}
+_NOT_BUILT = {name: feature for feature, names in _GATED.items() if feature not in FEATURES
+              for name in names}
+if TYPE_CHECKING or "arrow" in FEATURES:
+    from ._hydron import (ArrowArray, ArrowTable, codes_from_arrow, codes_to_arrow,
+                          from_arrow, to_arrow, to_arrow_table)
+if TYPE_CHECKING or "parquet" in FEATURES:
+    from ._hydron import (iter_parquet, load_codes_parquet, load_parquet, save_codes_parquet,
+                          save_parquet)
 
 __version__ = "0.1.0"
 
@@ -112,7 +146,7 @@ def detect_format(source) -> Format:
 
 __all__ = [
     "HydronError", "FormatError", "UnsupportedVersionError", "TruncatedError", "CorruptError",
-    "InvalidVectorError", "Section", "Policy", "Format",
+    "InvalidVectorError", "FeatureNotBuiltError", "Section", "Policy", "Format", "FEATURES",
     "NORM_TOLERANCE", "DEFAULT_CHUNK_VECTORS", "MAX_CHUNK_VECTORS", "MAX_BATCH_LEN",
     "MAX_CODES_LEN", "E8_ROOTS",
     "normalize", "validate", "apply_policy", "nearest_roots", "codes_to_vectors",
@@ -124,3 +158,6 @@ __all__ = [
     "codes_from_arrow", "save_parquet", "load_parquet", "save_codes_parquet",
     "load_codes_parquet", "iter_parquet",
 ]
+
+globals().update({name: _not_built(name, feature) for name, feature in _NOT_BUILT.items()
+                  if name in __all__})

@@ -29,6 +29,7 @@ __all__ = [
     "MAX_CHUNK_VECTORS",
     "MAX_CODES_LEN",
     "DEFAULT_ROW_GROUP_VECTORS",
+    "FEATURES",
     "ParquetChunkIter",
     "NORM_TOLERANCE",
     "backend",
@@ -70,6 +71,9 @@ MAX_CHUNK_VECTORS: Final[int]
 MAX_BATCH_LEN: Final[int]
 MAX_CODES_LEN: Final[int]
 DEFAULT_ROW_GROUP_VECTORS: Final[int]
+#: The optional parts this build has: a subset of {"arrow", "parquet"}
+#: (``pip install ./python`` builds neither, ``--features full`` both).
+FEATURES: Final[frozenset[str]]
 
 def normalize(vectors: _F32, *, policy: str | None = None) -> _F32:
     """Scale vectors onto the unit sphere.

@@ -19,6 +19,10 @@ the chunk, the line.
     ``CorruptError``: a checksum or framing check of a file failed; names the
     section (header, chunk *k*, trailer; row group *k* of a Parquet file).
 
+    ``FeatureNotBuiltError`` (also a ``NotImplementedError``): the call needs
+    Arrow or Parquet, which this build of hydron left out
+    (``hydron.FEATURES`` lists what it has).
+
     ``InvalidVectorError``: a vector the policy rejects (NaN, infinity, not of
     unit norm), an E8 code out of range, or an Arrow/Parquet row that is null
     or does not hold 8 values; names the vector (row) index and the
@@ -37,6 +41,7 @@ __all__ = [
     "TruncatedError",
     "CorruptError",
     "InvalidVectorError",
+    "FeatureNotBuiltError",
     "Section",
 ]
 
@@ -192,3 +197,34 @@ class InvalidVectorError(HydronError):
         self.norm = norm
         self.code = code
         self.line = line
+
+
+#: The command (run from the repository's root) that builds and installs
+#: hydron with every feature.
+FULL_BUILD_COMMAND = 'pip install ./python -C maturin.build-args="--features full"'
+
+_FEATURE_NAMES = {"arrow": "Arrow", "parquet": "Parquet"}
+
+
+class FeatureNotBuiltError(HydronError, NotImplementedError):
+    """The call needs a part of hydron that this build of its native module
+    left out: ``feature`` is ``"arrow"`` (the Arrow PyCapsule functions) or
+    ``"parquet"`` (Parquet files). ``pip install ./python`` builds neither;
+    the message gives the command that builds both
+    (:data:`FULL_BUILD_COMMAND`). ``hydron.FEATURES`` says what a build has.
+    """
+
+    def __init__(self, message: str, *, feature: str):
+        super().__init__(message)
+        self.feature = feature
+
+
+def feature_not_built(what: str, feature: str) -> FeatureNotBuiltError:
+    """The error for ``what`` (a function's name, or the file it was given),
+    which needs ``feature``."""
+    return FeatureNotBuiltError(
+        f"{what}: this build of hydron has no {_FEATURE_NAMES.get(feature, feature)} support "
+        f"(its native module was built without the {feature!r} feature); build it in with "
+        f"`{FULL_BUILD_COMMAND}` from the repository's root",
+        feature=feature,
+    )

@@ -72,6 +72,18 @@ def unit_vectors(n: int, seed: int = 7) -> np.ndarray:
     return hydron.apply_policy(v, "renormalize")
 
 
+def needs(feature: str):
+    """Skips a test in a build of hydron without ``feature`` (``"arrow"``,
+    ``"parquet"``); ``python/run-tests.sh`` runs the tests in both builds."""
+    import hydron
+    return pytest.mark.skipif(feature not in hydron.FEATURES,
+                              reason=f"this build of hydron has no {feature!r} feature")
+
+
+needs_arrow = needs("arrow")
+needs_parquet = needs("parquet")
+
+
 def bits(a: np.ndarray) -> np.ndarray:
     """The float32 bit patterns, for exact comparisons (NaN, -0.0)."""
     return np.ascontiguousarray(a, dtype="<f4").view("<u4")

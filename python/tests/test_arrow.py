@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 import hydron
 from hydron import FormatError, InvalidVectorError
 
-from conftest import bits, unit_vectors
+from conftest import bits, needs_arrow, unit_vectors
+
+pytestmark = needs_arrow
 
 
 def same(a, b) -> bool:

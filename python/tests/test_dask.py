@@ -11,7 +11,9 @@ import os
 import numpy as np
 import pytest
 
-from conftest import PYTHON_DIR
+from conftest import PYTHON_DIR, needs_parquet
+
+pytestmark = needs_parquet
 
 distributed = pytest.importorskip("dask.distributed")
 

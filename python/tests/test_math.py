@@ -437,14 +437,16 @@ def test_every_numpy_layout_saves_and_exports_the_vectors_it_shows(layout, tmp_p
     v = LAYOUTS[layout](unit_vectors(13))
     want = np.ascontiguousarray(v)
     for fmt in ("fory", "jsonl", "parquet"):
-        path = tmp_path / f"v.{fmt}"
-        hydron.save(path, v, format=fmt)
-        assert (bits(hydron.load(path)) == bits(want)).all(), fmt
+        if fmt in ("fory", "jsonl") or fmt in hydron.FEATURES:
+            path = tmp_path / f"v.{fmt}"
+            hydron.save(path, v, format=fmt)
+            assert (bits(hydron.load(path)) == bits(want)).all(), fmt
     with hydron.FileWriter(tmp_path / "w.hyd") as w:
         w.write(v)
     assert (bits(hydron.load(tmp_path / "w.hyd")) == bits(want)).all()
-    col = pa.array(hydron.to_arrow(v))
-    assert (bits(col.flatten().to_numpy().reshape(-1, 8)) == bits(want)).all()
+    if "arrow" in hydron.FEATURES:
+        col = pa.array(hydron.to_arrow(v))
+        assert (bits(col.flatten().to_numpy().reshape(-1, 8)) == bits(want)).all()
 
 
 @pytest.mark.parametrize("name", VECTOR_FUNCTIONS)

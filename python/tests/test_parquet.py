@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 import hydron
 from hydron import CorruptError, FormatError, HydronError, InvalidVectorError, Section
 
-from conftest import bits, unit_vectors
+from conftest import bits, needs_parquet, unit_vectors
+
+pytestmark = needs_parquet
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

@@ -31,6 +31,10 @@ def test_every_native_docstring_is_the_stubs():
     docs = stub_docs()
     for name, doc in docs.items():
         obj = _hydron
+        if not hasattr(_hydron, name.split(".")[0]):
+            # Left out of this build: hydron has a stand-in that says so.
+            assert name.split(".")[0] in hydron._NOT_BUILT, f"{name}: not in the module"
+            continue
         for part in name.split("."):
             obj = getattr(obj, part)
         if name in ("ChunkIter.__iter__", "ChunkIter.__next__"):
@@ -43,7 +47,7 @@ def test_the_stub_names_everything_the_module_exports():
     public = {n for n in dir(_hydron) if not n.startswith("_")}
     in_stub = set(stub_docs()) | {"NORM_TOLERANCE", "DEFAULT_CHUNK_VECTORS", "MAX_CHUNK_VECTORS",
                                   "MAX_BATCH_LEN", "MAX_CODES_LEN",
-                                  "DEFAULT_ROW_GROUP_VECTORS"}
+                                  "DEFAULT_ROW_GROUP_VECTORS", "FEATURES"}
     assert public <= in_stub, public - in_stub
     assert set(hydron.__all__) <= set(dir(hydron))
 
