@@ -19,7 +19,7 @@ run cargo fmt --all -- --check
 for features in "" simd approx serde fory parallel; do
   run cargo test -p hydron-core --no-default-features ${features:+--features $features} --lib --tests
 done
-for features in "" fory json parallel arrow parquet; do
+for features in "" fory-messages fory json parallel arrow parquet; do
   run cargo test -p hydron-codec --no-default-features ${features:+--features $features} --lib --tests
 done
 # The root package's minimal build (its defaults are fory and json).

@@ -2,7 +2,7 @@
 //!
 //! This crate re-exports [`hydron_core`] (the math) and [`hydron_codec`] (the
 //! encodings), and forwards their cargo features (`simd`, `approx`,
-//! `serde`, `fory`, `json`).
+//! `serde`, `fory-messages`, `fory`, `json`, …).
 //!
 //! ```
 //! use hydron::{batch, Gf8};

@@ -220,8 +220,7 @@ impl Place {
             | CodecError::WrongHeader { offset, .. }
             | CodecError::WrongTypeId { offset, .. }
             | CodecError::BadLength { offset, .. }
-            | CodecError::BadVarint { offset, .. }
-            | CodecError::ForyAt { offset, .. } => p.offset = Some(*offset),
+            | CodecError::BadVarint { offset, .. } => p.offset = Some(*offset),
             _ => {}
         }
         p

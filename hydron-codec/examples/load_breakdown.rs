@@ -2,7 +2,7 @@
 //! the passes it makes, each timed alone (medians), next to `file::load`.
 //!
 //! ```sh
-//! cargo run --release -p hydron-codec --features fory --example load_breakdown -- 1048576 15
+//! cargo run --release -p hydron-codec --features fory-messages --example load_breakdown -- 1048576 15
 //! ```
 //!
 //! Arguments: the number of vectors (default 2^20) and of runs per median

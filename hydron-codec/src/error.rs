@@ -91,7 +91,7 @@ pub enum CodecError {
         feature: &'static str,
     },
     /// The data ends before the container does: the file was cut short.
-    #[cfg(any(feature = "fory", feature = "json"))]
+    #[cfg(any(feature = "fory-messages", feature = "json"))]
     #[error("truncated: the data ends at byte offset {offset}, in {section}")]
     Truncated {
         /// Where the data ends (its length).
@@ -100,7 +100,7 @@ pub enum CodecError {
         section: crate::file::Section,
     },
     /// A checksum or framing check failed: the data was altered.
-    #[cfg(any(feature = "fory", feature = "json"))]
+    #[cfg(any(feature = "fory-messages", feature = "json"))]
     #[error("corrupt {section} at byte offset {offset}: {detail}")]
     Corrupt {
         /// The damaged part of the container.

@@ -1,15 +1,21 @@
 //! # hydron-codec
 //!
 //! Validated encodings for hydron's [`Gf8`](hydron_core::Gf8) data: Apache
-//! Fory binary behind the `fory` feature, serde JSON behind the `json`
-//! feature, and a checksummed, chunked file container for either.
+//! Fory binary behind the `fory-messages` and `fory` features, serde JSON
+//! behind the `json` feature, and a checksummed, chunked file container for
+//! either.
 //!
 //! Decoding validates by default ([`Policy::Strict`]): bad bytes or bad
 //! numbers give a [`CodecError`] that says what and where, never a panic
 //! and never a silently wrong vector.
 //!
-//! - `fory` — single vectors, dense batches (read by Python's `pyfory` as a
-//!   numpy array) and one-byte E8 codes; `register` for your own fory types.
+//! - `fory-messages` — the `fory` module's three messages, read and written
+//!   by hand: single vectors, dense batches (read by Python's `pyfory` as a
+//!   numpy array) and one-byte E8 codes; and the binary form of `file`. No
+//!   dependency on the fory crate.
+//! - `fory` — `fory-messages`, plus generic fory through the fory crate:
+//!   `register` (and `xlang_fory`) for your own fory types, the `Gf8Batch`
+//!   and `E8Codes` fory structs, `deserialize_exact`.
 //! - `json` — `[x0, …, x7]` per vector, batches, JSON Lines; bit-exact f32.
 //! - `file` — `save`/`load` and streaming `FileWriter`/`FileReader`: chunked,
 //!   a CRC-32 per chunk, atomic saves; the format is detected on load.
@@ -23,7 +29,7 @@
 //! Every byte is specified in `docs/format.md`.
 //!
 //! ```
-//! # #[cfg(feature = "fory")] {
+//! # #[cfg(feature = "fory-messages")] {
 //! use hydron_codec::{fory, CodecError, Policy};
 //! use hydron_core::E8_ROOTS;
 //!
@@ -37,18 +43,36 @@
 #![warn(missing_docs)]
 
 mod error;
-#[cfg(any(feature = "fory", feature = "arrow"))]
+#[cfg(any(feature = "fory-messages", feature = "arrow"))]
 mod payload;
 mod policy;
-#[cfg(any(feature = "fory", feature = "json", feature = "parquet"))]
+#[cfg(any(feature = "fory-messages", feature = "json", feature = "parquet"))]
 mod save;
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
 pub mod destination;
-#[cfg(any(feature = "fory", feature = "json"))]
+#[cfg(any(feature = "fory-messages", feature = "json"))]
 pub mod file;
-#[cfg(feature = "fory")]
+
+// Link definitions for the items of `fory` that only the `fory` feature
+// compiles, added to the docs that link to them when only `fory-messages`
+// is on: each points to the module's section on generic fory, which names
+// the feature. Used as `doc = "", doc = fory_links!()`: the empty line
+// ends the paragraph before, which a definition cannot interrupt. (Defined
+// before the module, which uses it.)
+#[cfg(all(feature = "fory-messages", not(feature = "fory")))]
+macro_rules! fory_links {
+    () => {
+        "[`Gf8Batch`]: crate::fory#generic-fory-feature-fory\n\
+         [`E8Codes`]: crate::fory#generic-fory-feature-fory\n\
+         [`register`]: crate::fory#generic-fory-feature-fory\n\
+         [`register_by_name`]: crate::fory#generic-fory-feature-fory\n\
+         [`xlang_fory`]: crate::fory#generic-fory-feature-fory\n\
+         [`deserialize_exact`]: crate::fory#generic-fory-feature-fory"
+    };
+}
+#[cfg(feature = "fory-messages")]
 pub mod fory;
 #[cfg(feature = "json")]
 pub mod json;

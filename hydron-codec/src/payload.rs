@@ -10,7 +10,7 @@ use crate::{CodecError, Policy};
 
 /// The vectors of an array's bytes (a multiple of 32), checked by `policy`.
 /// One allocation, of exactly `data.len()` bytes.
-#[cfg_attr(not(feature = "fory"), allow(dead_code))]
+#[cfg_attr(not(feature = "fory-messages"), allow(dead_code))]
 pub(crate) fn decode_payload(data: &[u8], policy: Policy) -> Result<Vec<Gf8>, CodecError> {
     // The caller holds `data`, so this allocation is backed by input bytes
     // one for one.

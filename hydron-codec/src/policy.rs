@@ -78,7 +78,7 @@ impl Policy {
     #[cfg_attr(
         not(all(
             feature = "parallel",
-            feature = "fory",
+            feature = "fory-messages",
             target_os = "linux",
             target_endian = "little"
         )),

@@ -1,7 +1,7 @@
 //! Integration tests for the file container (`hydron_codec::file`): round
 //! trips, chunking, every flipped bit and every truncation detected, wrong
 //! formats refused, atomic saves.
-#![cfg(any(feature = "fory", feature = "json"))]
+#![cfg(any(feature = "fory-messages", feature = "json"))]
 
 mod common;
 
@@ -96,7 +96,7 @@ fn policies_apply_with_indices_across_chunks() {
         let bytes = file::to_vec(&v, format, opts(4)).unwrap();
         let err = file::from_slice(&bytes, Policy::Strict).unwrap_err();
         match (&err, format) {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             (CodecError::InvalidVector { index: 6, .. }, Format::Fory) => {}
             #[cfg(feature = "json")]
             (
@@ -115,7 +115,7 @@ fn policies_apply_with_indices_across_chunks() {
 }
 
 /// Byte ranges of each section of a binary file: header, chunks, trailer.
-#[cfg(feature = "fory")]
+#[cfg(feature = "fory-messages")]
 fn binary_sections(bytes: &[u8]) -> Vec<(std::ops::Range<usize>, Section)> {
     let mut out = vec![(0..20, Section::Header)];
     let mut at = 20;
@@ -131,7 +131,7 @@ fn binary_sections(bytes: &[u8]) -> Vec<(std::ops::Range<usize>, Section)> {
     out
 }
 
-#[cfg(feature = "fory")]
+#[cfg(feature = "fory-messages")]
 #[test]
 fn binary_every_flipped_bit_is_corruption_in_the_right_section() {
     let v = some_vectors(5);
@@ -153,7 +153,7 @@ fn binary_every_flipped_bit_is_corruption_in_the_right_section() {
     }
 }
 
-#[cfg(feature = "fory")]
+#[cfg(feature = "fory-messages")]
 #[test]
 fn binary_errors_name_chunk_and_offset() {
     let v = some_vectors(5);
@@ -411,7 +411,7 @@ fn other_formats_are_refused_clearly() {
         "(plain JSON Lines, one vector a line? read them with a JSON Lines decoder: \
          hydron_codec::json::JsonLinesReader, or hydron.decode_jsonl in Python)",
     ));
-    #[cfg(feature = "fory")]
+    #[cfg(feature = "fory-messages")]
     cases.push((
         "fory",
         hydron_codec::fory::encode_batch(&[Gf8::ZERO]),
@@ -446,7 +446,7 @@ fn other_formats_are_refused_clearly() {
 
 #[test]
 fn unsupported_versions_are_named() {
-    #[cfg(feature = "fory")]
+    #[cfg(feature = "fory-messages")]
     {
         let mut bytes = file::to_vec(&[], Format::Fory, opts(2)).unwrap();
         bytes[8] = 2;
@@ -477,14 +477,14 @@ fn unsupported_versions_are_named() {
 
 #[test]
 fn a_form_whose_feature_is_off_is_named() {
-    #[cfg(not(feature = "fory"))]
+    #[cfg(not(feature = "fory-messages"))]
     {
         let mut bytes = b"\x89HYD\r\n\x1a\n".to_vec();
         bytes.extend_from_slice(&[0; 36]);
         let err = file::from_slice(&bytes, Policy::Strict).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "the file is in the fory binary form, which needs hydron-codec's `fory` feature"
+            "the file is in the fory binary form, which needs hydron-codec's `fory-messages` feature"
         );
     }
     #[cfg(not(feature = "json"))]

@@ -4,7 +4,7 @@
 //!
 //! A counting global allocator measures the bytes live at once. This file
 //! holds one test so that nothing else allocates while it measures.
-#![cfg(any(feature = "fory", feature = "json"))]
+#![cfg(any(feature = "fory-messages", feature = "json"))]
 
 mod common;
 
@@ -30,7 +30,7 @@ fn batch(n: usize) -> Vec<hydron_core::Gf8> {
 fn claimed_counts_cost_nothing_before_the_data_proves_them() {
     #[cfg(feature = "json")]
     text_end_line_lies();
-    #[cfg(feature = "fory")]
+    #[cfg(feature = "fory-messages")]
     binary_frame_lies();
 }
 
@@ -85,7 +85,7 @@ fn text_end_line_lies() {
     }
 }
 
-#[cfg(feature = "fory")]
+#[cfg(feature = "fory-messages")]
 fn binary_frame_lies() {
     use hydron_codec::file::Section;
     use hydron_codec::CodecError;

@@ -2,7 +2,7 @@
 //! spells them out. An independent Python implementation of that document
 //! (zlib.crc32, struct.pack) produced these same bytes. If this test fails,
 //! the format changed, and so must its version.
-#![cfg(any(feature = "fory", feature = "json"))]
+#![cfg(any(feature = "fory-messages", feature = "json"))]
 
 use hydron_codec::file::{self, FileOptions, Format};
 use hydron_codec::Policy;
@@ -21,7 +21,7 @@ fn options() -> FileOptions {
     FileOptions::new().chunk_vectors(2)
 }
 
-#[cfg(feature = "fory")]
+#[cfg(feature = "fory-messages")]
 const BINARY: &[&str] = &[
     "89 48 59 44 0d 0a 1a 0a 01 00 00 00 02 00 00 00",
     "a5 da 27 23 43 48 4e 4b 00 00 00 00 00 00 00 00",
@@ -40,7 +40,7 @@ const BINARY: &[&str] = &[
     "00 00 00 00 03 00 00 00 00 00 00 00 3f 50 13 8d",
 ];
 
-#[cfg(feature = "fory")]
+#[cfg(feature = "fory-messages")]
 #[test]
 fn binary_bytes_are_golden() {
     let golden: Vec<u8> = BINARY

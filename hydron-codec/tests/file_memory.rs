@@ -10,7 +10,7 @@
 //!
 //! This file holds one test so that nothing else allocates while it
 //! measures.
-#![cfg(any(feature = "fory", feature = "json"))]
+#![cfg(any(feature = "fory-messages", feature = "json"))]
 
 mod common;
 
@@ -61,7 +61,7 @@ fn load_peaks_at_most_2_1_times_the_batch_and_resides_in_1_2() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
         // 1 Mi vectors (32 MiB) with the default 2 MiB chunks.
-        #[cfg(feature = "fory")]
+        #[cfg(feature = "fory-messages")]
         (Format::Fory, 1 << 20),
         // Text is ~3x larger on disk, and slow to parse unoptimized: a
         // smaller batch, and smaller chunks to match.

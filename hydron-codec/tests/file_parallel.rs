@@ -3,7 +3,7 @@
 //! its chunks are read across threads) as in a pool of one thread (where
 //! they are read in order), whatever byte of it is changed.
 
-#![cfg(all(feature = "parallel", feature = "fory"))]
+#![cfg(all(feature = "parallel", feature = "fory-messages"))]
 
 use std::path::Path;
 

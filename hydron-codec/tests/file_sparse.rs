@@ -3,7 +3,7 @@
 //! claim and without reading the terabyte. On unix the check also runs in a
 //! child process under a 2 GiB address-space limit (`ulimit -v`), where an
 //! allocation from the claim would abort it.
-#![cfg(any(feature = "fory", feature = "json"))]
+#![cfg(any(feature = "fory-messages", feature = "json"))]
 
 mod common;
 
@@ -28,7 +28,7 @@ const DIR_VAR: &str = "HYDRON_SPARSE_TEST_DIR";
 fn sparse_file(dir: &Path, format: Format, trailer: bool) -> Option<(PathBuf, u64)> {
     let empty = file::to_vec(&[], format, FileOptions::new()).unwrap();
     let (head, end, claim) = match format {
-        #[cfg(feature = "fory")]
+        #[cfg(feature = "fory-messages")]
         Format::Fory => {
             let claim = TIB / 32;
             let mut t = b"TAIL".to_vec();

@@ -1,7 +1,7 @@
 //! The file container on streams of unknown length (pipes, FIFOs, readers
 //! that return a few bytes at a time), and saves to targets that are not
 //! plain files (FIFOs, devices, symbolic links, names near the length limit).
-#![cfg(any(feature = "fory", feature = "json"))]
+#![cfg(any(feature = "fory-messages", feature = "json"))]
 
 mod common;
 

@@ -3,7 +3,7 @@
 //! decoder of untrusted bytes: each must return `Ok` or a `CodecError`
 //! with a message, never panic, and whatever a checking policy accepts
 //! must be valid.
-#![cfg(any(feature = "fory", feature = "json", feature = "parquet"))]
+#![cfg(any(feature = "fory-messages", feature = "json", feature = "parquet"))]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -74,7 +74,7 @@ fn every_regression_input_decodes_or_fails_cleanly() {
     for path in &files {
         let data = std::fs::read(path).unwrap();
         for policy in POLICIES {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             {
                 use hydron_codec::fory;
                 check(
@@ -122,7 +122,7 @@ fn every_regression_input_decodes_or_fails_cleanly() {
                     },
                 );
             }
-            #[cfg(any(feature = "fory", feature = "json"))]
+            #[cfg(any(feature = "fory-messages", feature = "json"))]
             {
                 check(
                     path,
@@ -211,7 +211,7 @@ fn every_regression_input_decodes_or_fails_cleanly() {
             },
             |_| Vec::new(),
         );
-        #[cfg(feature = "fory")]
+        #[cfg(feature = "fory-messages")]
         check(
             path,
             "fory::decode_codes",

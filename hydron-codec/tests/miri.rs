@@ -10,11 +10,13 @@
 //!   stop `Strict` and that `Renormalize` resumes after;
 //! - the codes decoder (`fory/codes.rs`: `Vec::from_raw_parts` from
 //!   `Vec<u8>` to `Vec<E8Root>`), at odd offsets, with a bad code;
-//! - the single-vector decoder and the generic fory path
+//! - the single-vector decoder and (under `fory`) the generic fory path
 //!   (`deserialize_exact`), which runs fory's own unsafe code too.
-#![cfg(feature = "fory")]
+#![cfg(feature = "fory-messages")]
 
-use hydron_codec::fory::{self as hfory, Gf8Batch};
+use hydron_codec::fory as hfory;
+#[cfg(feature = "fory")]
+use hydron_codec::fory::Gf8Batch;
 use hydron_codec::{CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
 
@@ -136,6 +138,7 @@ fn single_vectors_decode_from_any_alignment() {
 }
 
 #[test]
+#[cfg(feature = "fory")]
 fn the_generic_path_from_any_alignment() {
     let fory = hfory::xlang_fory().unwrap();
     let vs: Vec<Gf8> = (0..3).map(unit).collect();

@@ -1,6 +1,7 @@
 //! The hydron file container: batches of [`Gf8`] on disk, chunked and
-//! checksummed, in a binary form (fory payloads, feature `fory`) or a text
-//! form (JSON Lines, feature `json`). `docs/format.md` specifies every byte.
+//! checksummed, in a binary form (fory payloads, feature `fory-messages`,
+//! which `fory` includes) or a text form (JSON Lines, feature `json`).
+//! `docs/format.md` specifies every byte.
 //!
 //! - [`save`] and [`load`] write and read a whole batch. [`load`] finds the
 //!   form from the content (binary magic bytes or the JSON header line), so
@@ -47,11 +48,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#[cfg(feature = "fory")]
+#[cfg(feature = "fory-messages")]
 mod binary;
 #[cfg(all(
     feature = "parallel",
-    feature = "fory",
+    feature = "fory-messages",
     target_os = "linux",
     target_endian = "little"
 ))]
@@ -87,7 +88,7 @@ pub const VERSION: u16 = 1;
 ///
 /// ```
 /// use hydron_codec::file::Format;
-/// # #[cfg(feature = "fory")]
+/// # #[cfg(feature = "fory-messages")]
 /// assert_eq!(Format::Fory.to_string(), "fory binary");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -95,7 +96,7 @@ pub const VERSION: u16 = 1;
 pub enum Format {
     /// Binary: a magic header, then chunks that each hold a fory batch
     /// message, each with its CRC-32, then a trailer. Compact and fast.
-    #[cfg(feature = "fory")]
+    #[cfg(feature = "fory-messages")]
     Fory,
     /// Text: JSON Lines, one vector `[x0,…,x7]` per line, with a header
     /// line, a checksum line after every chunk and an end line. Readable
@@ -107,7 +108,7 @@ pub enum Format {
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match *self {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             Format::Fory => "fory binary",
             #[cfg(feature = "json")]
             Format::JsonLines => "JSON Lines",
@@ -260,7 +261,7 @@ impl fmt::Display for Section {
 /// use hydron_codec::Policy;
 /// use hydron_core::Gf8;
 ///
-/// # #[cfg(feature = "fory")] {
+/// # #[cfg(feature = "fory-messages")] {
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("roots.hyd");
 /// let roots: Vec<Gf8> = hydron_core::E8_ROOTS.to_vec();
@@ -313,7 +314,7 @@ pub fn load(path: impl AsRef<Path>, policy: Policy) -> Result<Vec<Gf8>, CodecErr
     let file = reader::open_file(path)?;
     #[cfg(all(
         feature = "parallel",
-        feature = "fory",
+        feature = "fory-messages",
         target_os = "linux",
         target_endian = "little"
     ))]

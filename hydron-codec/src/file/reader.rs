@@ -39,7 +39,7 @@ pub(crate) struct Decoder<R: BufRead> {
 }
 
 enum Inner<R: BufRead> {
-    #[cfg(feature = "fory")]
+    #[cfg(feature = "fory-messages")]
     Binary(super::binary::Decoder<Source<R>>),
     #[cfg(feature = "json")]
     Text(super::text::Decoder<Source<R>>),
@@ -76,7 +76,7 @@ impl<R: BufRead> Decoder<R> {
         let kind = detect(&head, head.len() < HEAD_LEN)?;
         let source = io::Cursor::new(head).chain(reader);
         let inner = match kind {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             Kind::Binary => {
                 let expected = hint.and_then(|h| super::binary::expected_from_tail(h.tail, h.len));
                 Inner::Binary(super::binary::Decoder::new(source, policy, expected)?)
@@ -86,12 +86,12 @@ impl<R: BufRead> Decoder<R> {
                 let expected = hint.and_then(|h| super::text::expected_from_tail(h.tail, h.len));
                 Inner::Text(super::text::Decoder::new(source, policy, expected)?)
             }
-            #[cfg(not(feature = "fory"))]
+            #[cfg(not(feature = "fory-messages"))]
             Kind::Binary => {
                 let _ = (source, policy, hint);
                 return Err(CodecError::FormatDisabled {
                     format: "fory binary",
-                    feature: "fory",
+                    feature: "fory-messages",
                 });
             }
             #[cfg(not(feature = "json"))]
@@ -111,7 +111,7 @@ impl<R: BufRead> Decoder<R> {
 
     pub(crate) fn format(&self) -> Format {
         match self.inner {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             Inner::Binary(_) => Format::Fory,
             #[cfg(feature = "json")]
             Inner::Text(_) => Format::JsonLines,
@@ -120,7 +120,7 @@ impl<R: BufRead> Decoder<R> {
 
     pub(crate) fn expected_vectors(&self) -> Option<u64> {
         match &self.inner {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             Inner::Binary(d) => d.expected_vectors(),
             #[cfg(feature = "json")]
             Inner::Text(d) => d.expected_vectors(),
@@ -129,7 +129,7 @@ impl<R: BufRead> Decoder<R> {
 
     pub(crate) fn chunk_vectors(&self) -> u32 {
         match &self.inner {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             Inner::Binary(d) => d.chunk_vectors(),
             #[cfg(feature = "json")]
             Inner::Text(d) => d.chunk_vectors(),
@@ -145,7 +145,7 @@ impl<R: BufRead> Decoder<R> {
             )));
         }
         let result = match &mut self.inner {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             Inner::Binary(d) => d.read_chunk(out),
             #[cfg(feature = "json")]
             Inner::Text(d) => d.read_chunk(out),
@@ -173,7 +173,7 @@ impl<R: BufRead> Decoder<R> {
 /// use hydron_codec::Policy;
 /// use hydron_core::{Gf8, E8_ROOTS};
 ///
-/// # #[cfg(feature = "fory")] {
+/// # #[cfg(feature = "fory-messages")] {
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("roots.hyd");
 /// let mut w = FileWriter::create(&path, Format::Fory, FileOptions::new().chunk_vectors(100))?;
@@ -353,7 +353,7 @@ impl FileReader {
     /// ```
     /// use hydron_codec::file::{self, FileOptions, FileReader, Format, VERSION};
     /// use hydron_codec::Policy;
-    /// # #[cfg(feature = "fory")] {
+    /// # #[cfg(feature = "fory-messages")] {
     /// let bytes = file::to_vec(&[], Format::Fory, FileOptions::new())?;
     /// assert_eq!(FileReader::from_reader(std::io::Cursor::new(bytes), Policy::Strict)?.version(), VERSION);
     /// # }
@@ -414,7 +414,7 @@ impl FileReader {
     /// ```
     /// use hydron_codec::file::{self, FileOptions, FileReader, Format};
     /// use hydron_codec::Policy;
-    /// # #[cfg(feature = "fory")] {
+    /// # #[cfg(feature = "fory-messages")] {
     /// let bytes = file::to_vec(&[], Format::Fory, FileOptions::new())?;
     /// let r = FileReader::from_reader(std::io::Cursor::new(bytes.clone()), Policy::Strict)?;
     /// assert_eq!(r.path(), None);
@@ -443,7 +443,7 @@ impl FileReader {
     /// use hydron_codec::file::{self, FileReader, Format};
     /// use hydron_codec::Policy;
     /// use hydron_core::Gf8;
-    /// # #[cfg(feature = "fory")] {
+    /// # #[cfg(feature = "fory-messages")] {
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("z.hyd");
     /// file::save(&path, &[Gf8::ZERO; 5], Format::Fory)?;

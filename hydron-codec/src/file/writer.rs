@@ -17,7 +17,7 @@ use crate::CodecError;
 const BUFFER_LEN: usize = 64 * 1024;
 
 enum Inner<W: Write> {
-    #[cfg(feature = "fory")]
+    #[cfg(feature = "fory-messages")]
     Binary(super::binary::Encoder<W>),
     #[cfg(feature = "json")]
     Text(super::text::Encoder<W>),
@@ -40,7 +40,7 @@ enum Inner<W: Write> {
 /// use hydron_codec::Policy;
 /// use hydron_core::{Gf8, E8_ROOTS};
 ///
-/// # #[cfg(feature = "fory")] {
+/// # #[cfg(feature = "fory-messages")] {
 /// let mut e = Encoder::new(Vec::new(), Format::Fory, FileOptions::new().chunk_vectors(100))?;
 /// e.write(&E8_ROOTS[..150])?;
 /// e.write(&E8_ROOTS[150..])?;
@@ -72,7 +72,7 @@ impl<W: Write> Encoder<W> {
     ///
     /// ```
     /// use hydron_codec::file::{Encoder, FileOptions, Format, MAGIC};
-    /// # #[cfg(feature = "fory")] {
+    /// # #[cfg(feature = "fory-messages")] {
     /// let e = Encoder::new(Vec::new(), Format::Fory, FileOptions::new())?;
     /// let bytes = e.finish()?;
     /// assert!(bytes.starts_with(&MAGIC));
@@ -82,7 +82,7 @@ impl<W: Write> Encoder<W> {
     /// ```
     pub fn new(writer: W, format: Format, options: FileOptions) -> Result<Encoder<W>, CodecError> {
         let inner = match format {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             Format::Fory => super::binary::Encoder::new(writer, options).map(Inner::Binary),
             #[cfg(feature = "json")]
             Format::JsonLines => super::text::Encoder::new(writer, options).map(Inner::Text),
@@ -115,7 +115,7 @@ impl<W: Write> Encoder<W> {
             return Err(spent());
         }
         let result = match &mut self.inner {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             Inner::Binary(e) => e.write(vectors).map_err(CodecError::Io),
             #[cfg(feature = "json")]
             Inner::Text(e) => e.write(vectors),
@@ -129,7 +129,7 @@ impl<W: Write> Encoder<W> {
     /// ```
     /// use hydron_codec::file::{Encoder, FileOptions, Format};
     /// use hydron_core::Gf8;
-    /// # #[cfg(feature = "fory")] {
+    /// # #[cfg(feature = "fory-messages")] {
     /// let mut e = Encoder::new(Vec::new(), Format::Fory, FileOptions::new())?;
     /// e.write(&[Gf8::ZERO; 3])?;
     /// assert_eq!(e.vectors(), 3);
@@ -139,7 +139,7 @@ impl<W: Write> Encoder<W> {
     #[must_use]
     pub fn vectors(&self) -> u64 {
         match &self.inner {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             Inner::Binary(e) => e.vectors(),
             #[cfg(feature = "json")]
             Inner::Text(e) => e.vectors(),
@@ -181,7 +181,7 @@ impl<W: Write> Encoder<W> {
             return Err(spent());
         }
         match self.inner {
-            #[cfg(feature = "fory")]
+            #[cfg(feature = "fory-messages")]
             Inner::Binary(e) => e.finish(),
             #[cfg(feature = "json")]
             Inner::Text(e) => e.finish(),
@@ -343,7 +343,7 @@ impl FileWriter {
     ///
     /// ```
     /// use hydron_codec::file::{FileOptions, FileWriter, Format};
-    /// # #[cfg(feature = "fory")] {
+    /// # #[cfg(feature = "fory-messages")] {
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("e.hyd");
     /// FileWriter::create(&path, Format::Fory, FileOptions::new())?.finish()?;

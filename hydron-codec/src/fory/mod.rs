@@ -1,5 +1,14 @@
-//! Apache Fory binary encoding (feature `fory`): validated, fast, and
-//! byte-compatible with fory 1.7.7 in Rust and pyfory 1.7.7 in Python.
+//! Apache Fory binary encoding (features `fory-messages` and `fory`):
+//! validated, fast, and byte-compatible with fory 1.7.7 in Rust and pyfory
+//! 1.7.7 in Python.
+//!
+//! The feature `fory-messages` gives the three messages below (their
+//! encoders, decoders, type ids and limits) and the binary form of the
+//! [`file`](crate::file) container, read and written by hand, without the
+//! fory crate. The feature `fory` adds [generic
+//! fory](#generic-fory-feature-fory) through the fory crate: [`register`],
+//! [`xlang_fory`], the fory structs [`Gf8Batch`] and [`E8Codes`], and
+//! [`deserialize_exact`].
 //!
 //! Three messages, each exactly what fory itself writes for a registered
 //! type (tests prove it byte for byte, both directions), but read and
@@ -37,6 +46,8 @@
 //! assert_eq!(fory::decode_gf8(&one, Policy::Strict)?, batch[0]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Generic fory (feature `fory`)
 //!
 //! To put these types inside your own fory structs, [`register`] them (or
 //! start from [`xlang_fory`]). In Python, declare and register the same
@@ -138,18 +149,26 @@
 //!
 //! The exact bytes of every message are in `docs/format.md`.
 
+// Link targets, in docs compiled without `fory`, for the items it gives.
+#![cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
+
 mod batch;
 mod codes;
+#[cfg(feature = "fory")]
 mod exact;
 mod single;
+#[cfg(feature = "fory")]
 mod structs;
 mod wire;
 
 pub(crate) use batch::array_len_after as batch_array_len_after;
 
+#[cfg(feature = "fory")]
 pub use exact::deserialize_exact;
+#[cfg(feature = "fory")]
 pub use structs::{E8Codes, Gf8Batch, E8_CODES_TYPE_INDEX, GF8_BATCH_TYPE_INDEX};
 
+#[cfg(feature = "fory")]
 use ::fory::Fory;
 use hydron_core::{E8Root, Gf8};
 
@@ -168,6 +187,7 @@ pub const GF8_TYPE_ID: u32 = 2400;
 /// ```
 /// assert_eq!(hydron_codec::fory::GF8_BATCH_TYPE_ID, 2401);
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub const GF8_BATCH_TYPE_ID: u32 = 2401;
 
 /// The fory user type id of [`E8Codes`].
@@ -175,6 +195,7 @@ pub const GF8_BATCH_TYPE_ID: u32 = 2401;
 /// ```
 /// assert_eq!(hydron_codec::fory::E8_CODES_TYPE_ID, 2402);
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub const E8_CODES_TYPE_ID: u32 = 2402;
 
 /// The name [`register_by_name`] gives [`Gf8`] (namespace `hydron`).
@@ -182,6 +203,7 @@ pub const E8_CODES_TYPE_ID: u32 = 2402;
 /// ```
 /// assert_eq!(hydron_codec::fory::GF8_TYPE_NAME, "hydron.Gf8");
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub const GF8_TYPE_NAME: &str = "hydron.Gf8";
 
 /// The name [`register_by_name`] gives [`Gf8Batch`].
@@ -189,6 +211,7 @@ pub const GF8_TYPE_NAME: &str = "hydron.Gf8";
 /// ```
 /// assert_eq!(hydron_codec::fory::GF8_BATCH_TYPE_NAME, "hydron.Gf8Batch");
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub const GF8_BATCH_TYPE_NAME: &str = "hydron.Gf8Batch";
 
 /// The name [`register_by_name`] gives [`E8Codes`].
@@ -196,6 +219,7 @@ pub const GF8_BATCH_TYPE_NAME: &str = "hydron.Gf8Batch";
 /// ```
 /// assert_eq!(hydron_codec::fory::E8_CODES_TYPE_NAME, "hydron.E8Codes");
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub const E8_CODES_TYPE_NAME: &str = "hydron.E8Codes";
 
 /// The field name of [`Gf8Batch`]'s float32 array (matters to other
@@ -204,6 +228,7 @@ pub const E8_CODES_TYPE_NAME: &str = "hydron.E8Codes";
 /// ```
 /// assert_eq!(hydron_codec::fory::GF8_BATCH_FIELD, "values");
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub const GF8_BATCH_FIELD: &str = "values";
 
 /// The field name of [`E8Codes`]'s uint8 array.
@@ -211,6 +236,7 @@ pub const GF8_BATCH_FIELD: &str = "values";
 /// ```
 /// assert_eq!(hydron_codec::fory::E8_CODES_FIELD, "codes");
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub const E8_CODES_FIELD: &str = "codes";
 
 /// Length of a single-vector message: 5 bytes of framing, 32 of data.
@@ -252,6 +278,7 @@ pub const MAX_CODES_LEN: usize = u32::MAX as usize;
 /// let bytes = fory::encode_batch(&[Gf8::ZERO; 3]);
 /// assert_eq!(bytes.len(), 21 + 1 + 3 * 32); // header, length varint, data
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 #[must_use]
 pub fn encode_batch(vectors: &[Gf8]) -> Vec<u8> {
     let mut buf = Vec::new();
@@ -273,6 +300,7 @@ pub fn encode_batch(vectors: &[Gf8]) -> Vec<u8> {
 /// fory::encode_batch_into(&[Gf8::ZERO], &mut buf);
 /// assert_eq!(buf, fory::encode_batch(&[Gf8::ZERO]));
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub fn encode_batch_into(vectors: &[Gf8], buf: &mut Vec<u8>) {
     if let Err(e) = batch::try_encode_into(vectors, buf) {
         panic!("{e}");
@@ -333,6 +361,7 @@ pub fn try_encode_batch_into(vectors: &[Gf8], buf: &mut Vec<u8>) -> Result<(), C
 /// assert!(matches!(err, CodecError::TrailingBytes { count: 1, .. }));
 /// # Ok::<(), CodecError>(())
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub fn decode_batch(input: &[u8], policy: Policy) -> Result<Vec<Gf8>, CodecError> {
     batch::decode(input, policy)
 }
@@ -353,6 +382,7 @@ pub fn decode_batch(input: &[u8], policy: Policy) -> Result<Vec<Gf8>, CodecError
 /// assert_eq!(out.len(), 3);
 /// # Ok::<(), hydron_codec::CodecError>(())
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub fn decode_batch_into(
     input: &[u8],
     policy: Policy,
@@ -369,6 +399,7 @@ pub fn decode_batch_into(
 /// use hydron_core::Gf8;
 /// assert_eq!(fory::encode_gf8(Gf8::ZERO).len(), 37);
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 #[inline]
 #[must_use]
 pub fn encode_gf8(v: Gf8) -> Vec<u8> {
@@ -438,6 +469,7 @@ pub fn decode_gf8(input: &[u8], policy: Policy) -> Result<Gf8, CodecError> {
 /// assert_eq!(fory::decode_codes(&bytes)?, [v.nearest_root()]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 #[must_use]
 pub fn encode_codes(roots: &[E8Root]) -> Vec<u8> {
     match try_encode_codes(roots) {
@@ -473,6 +505,7 @@ pub fn try_encode_codes(roots: &[E8Root]) -> Result<Vec<u8>, CodecError> {
 /// assert_eq!(err.to_string(), "vector 1: E8 root code 250 is out of range (0..240)");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg_attr(not(feature = "fory"), doc = "", doc = fory_links!())]
 pub fn decode_codes(input: &[u8]) -> Result<Vec<E8Root>, CodecError> {
     codes::decode(input)
 }
@@ -508,6 +541,7 @@ pub fn decode_codes(input: &[u8]) -> Result<Vec<E8Root>, CodecError> {
 /// assert_eq!(fory.serialize(&up)?, hfory::encode_gf8(up));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "fory")]
 pub fn register(fory: &mut Fory) -> Result<(), CodecError> {
     fory.register_serializer::<Gf8>(GF8_TYPE_ID)?;
     fory.register::<Gf8Batch>(GF8_BATCH_TYPE_ID)?;
@@ -531,6 +565,7 @@ pub fn register(fory: &mut Fory) -> Result<(), CodecError> {
 /// assert_eq!(fory.deserialize::<Gf8>(&fory.serialize(&v)?)?, v);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "fory")]
 pub fn register_by_name(fory: &mut Fory) -> Result<(), CodecError> {
     fory.register_serializer_by_name::<Gf8>(GF8_TYPE_NAME)?;
     fory.register_by_name::<Gf8Batch>(GF8_BATCH_TYPE_NAME)?;
@@ -541,6 +576,7 @@ pub fn register_by_name(fory: &mut Fory) -> Result<(), CodecError> {
 /// The largest fory message hydron reads through generic fory: the largest
 /// array fory can describe (4 GiB) plus room for the framing and the rest
 /// of a user's struct.
+#[cfg(feature = "fory")]
 const GRAPH_MEMORY_LIMIT: u64 = (1 << 32) + (1 << 20);
 
 /// A `Fory` in xlang, compatible mode (what pyfory and other languages
@@ -563,6 +599,7 @@ const GRAPH_MEMORY_LIMIT: u64 = (1 << 32) + (1 << 20);
 /// assert_eq!(fory.serialize(&v)?, hfory::encode_gf8(v));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "fory")]
 pub fn xlang_fory() -> Result<Fory, CodecError> {
     build(true)
 }
@@ -585,10 +622,12 @@ pub fn xlang_fory() -> Result<Fory, CodecError> {
 /// assert_eq!(hfory::decode_gf8(&bytes, Policy::Strict)?, v);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "fory")]
 pub fn native_fory() -> Result<Fory, CodecError> {
     build(false)
 }
 
+#[cfg(feature = "fory")]
 fn build(xlang: bool) -> Result<Fory, CodecError> {
     let limit = usize::try_from(GRAPH_MEMORY_LIMIT).unwrap_or(usize::MAX);
     let mut fory = Fory::builder()

@@ -13,7 +13,7 @@ use hydron_core::Gf8;
 /// The forms this build can write.
 pub fn formats() -> Vec<Format> {
     vec![
-        #[cfg(feature = "fory")]
+        #[cfg(feature = "fory-messages")]
         Format::Fory,
         #[cfg(feature = "json")]
         Format::JsonLines,
