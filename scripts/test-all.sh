@@ -32,6 +32,11 @@ run cargo test --workspace --all-features
 run cargo run --example pipeline --features simd,fory,json -- 20000
 
 run cargo clippy --workspace --all-targets --all-features -- -D warnings
+# The Python module's other builds (python/run-tests.sh tests the default
+# one, which `pip install ./python` builds, and the full one): no warnings
+# in either, nor with Arrow alone.
+run cargo clippy -p hydron-py --all-targets -- -D warnings
+run cargo clippy -p hydron-py --all-targets --features arrow -- -D warnings
 step "RUSTDOCFLAGS=-D warnings cargo doc --workspace --no-deps --all-features"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features
 
