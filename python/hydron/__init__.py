@@ -110,7 +110,8 @@ class Format(str, enum.Enum):
     #: Text: JSON Lines, one vector per line, with checksum lines.
     JSONL = "jsonl"
     #: Parquet: one column of 8 float32 per row, for pyarrow, Polars,
-    #: DuckDB and Dask (:func:`save_parquet`, :func:`load_parquet`).
+    #: DuckDB and Dask (:func:`save_parquet`, :func:`load_parquet`; in a
+    #: build with Parquet, see ``FEATURES``).
     PARQUET = "parquet"
 
 
