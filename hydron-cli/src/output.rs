@@ -23,7 +23,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use hydron_codec::destination::{Destination, DirectFile};
+use hydron_codec::destination::{dir_of, Destination, DirectFile};
 use hydron_codec::file::{Encoder, FileOptions, Format};
 use hydron_codec::parquet::{ParquetEncoder, ParquetOptions};
 use hydron_codec::{fory, json, CodecError};
@@ -31,7 +31,7 @@ use hydron_core::{batch, E8Root, Gf8, Gf8Error};
 
 use crate::error::{Class, CliError};
 use crate::input::{file_id, FileId};
-use crate::temp::{self, TempFile};
+use crate::temp::TempFile;
 
 /// The write buffer.
 const BUFFER_LEN: usize = 1 << 16;
@@ -525,7 +525,7 @@ fn sync_dir(target: &Path) {
     #[cfg(unix)]
     {
         // Best effort: the data itself is already on disk.
-        let _ = File::open(temp::dir_of(target)).and_then(|d| d.sync_all());
+        let _ = File::open(dir_of(target)).and_then(|d| d.sync_all());
     }
     #[cfg(not(unix))]
     let _ = target;

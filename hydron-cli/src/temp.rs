@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
+use hydron_codec::destination::dir_of;
+
 use crate::error::{Class, CliError};
 
 /// The longest file name most file systems allow, in bytes.
@@ -157,15 +159,6 @@ pub fn remove_all() -> MutexGuard<'static, Vec<PathBuf>> {
         let _ = fs::remove_file(path);
     }
     list
-}
-
-/// The directory of `target` (`.` for a bare file name).
-#[must_use]
-pub fn dir_of(target: &Path) -> PathBuf {
-    match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
 }
 
 /// `.NAME.PID-N.tmp`, with `NAME` cut so that the whole fits in

@@ -263,8 +263,18 @@ fn standard_if_same(file: &File) -> Option<(Standard, File)> {
     }
 }
 
-/// The directory of `target` (`.` for a bare file name).
-pub(crate) fn dir_of(target: &Path) -> PathBuf {
+/// The directory of `target` (`.` for a bare file name): where a save's
+/// temporary file goes, and the directory to sync after the rename.
+///
+/// ```
+/// use std::path::{Path, PathBuf};
+/// use hydron_codec::destination::dir_of;
+///
+/// assert_eq!(dir_of(Path::new("out/points.hyd")), PathBuf::from("out"));
+/// assert_eq!(dir_of(Path::new("points.hyd")), PathBuf::from("."));
+/// ```
+#[must_use]
+pub fn dir_of(target: &Path) -> PathBuf {
     match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

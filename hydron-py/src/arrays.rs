@@ -55,8 +55,8 @@ impl<'py> Vectors<'py> {
             .map_err(|e| batch_error(py, e))
     }
 
-    #[cfg(feature = "arrow")]
     /// The numpy array whose memory [`Vectors::arrays`] borrows, if any.
+    #[cfg(feature = "arrow")]
     pub fn array(&self) -> Option<&Bound<'py, PyArray2<f32>>> {
         match self {
             Vectors::Array(array) => Some(array),

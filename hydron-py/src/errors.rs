@@ -38,6 +38,16 @@ fn raise(py: Python<'_>, class: &str, message: String, kwargs: &[(&str, Py<PyAny
     build().unwrap_or_else(|e| e)
 }
 
+/// `hydron.errors.FeatureNotBuiltError` for `what` (a call, or the file it
+/// was given), which needs `feature`, left out of this build; its message
+/// (`hydron.errors.feature_not_built`) names the build that has it.
+#[cfg(not(feature = "parquet"))]
+pub fn feature_not_built(py: Python<'_>, what: &str, feature: &str) -> PyErr {
+    errors_module(py)
+        .and_then(|m| m.getattr("feature_not_built")?.call1((what, feature)))
+        .map_or_else(|e| e, PyErr::from_value)
+}
+
 fn section(py: Python<'_>, s: Section) -> Py<PyAny> {
     let make = || -> PyResult<Py<PyAny>> {
         let cls = errors_module(py)?.getattr("Section")?;
@@ -181,9 +191,9 @@ pub fn io_error_here(py: Python<'_>, e: std::io::Error) -> PyErr {
     codec_error(py, CodecError::Io(e))
 }
 
-#[cfg(feature = "parquet")]
 /// A file object that holds more than `limit` bytes where it must be read
 /// whole: a `HydronError` whose `offset` is where reading stopped.
+#[cfg(feature = "parquet")]
 pub fn input_too_large(py: Python<'_>, limit: u64) -> PyErr {
     raise(
         py,
@@ -337,9 +347,9 @@ fn text(py: Python<'_>, s: String) -> Py<PyAny> {
         .map_or_else(|_| py.None(), |o| o.into_any().unbind())
 }
 
-#[cfg(feature = "arrow")]
 /// A `CorruptError` about a Parquet file: the row group (as the section)
 /// and the byte offset where known.
+#[cfg(feature = "arrow")]
 fn corrupt(
     py: Python<'_>,
     message: String,

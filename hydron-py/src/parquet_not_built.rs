@@ -13,6 +13,7 @@ use hydron_codec::{CodecError, Policy};
 use hydron_core::Gf8;
 use pyo3::prelude::*;
 
+use crate::errors;
 use crate::stream;
 
 /// Rows per row group when none is given (`hydron.DEFAULT_ROW_GROUP_VECTORS`;
@@ -40,16 +41,9 @@ impl Reader {
     }
 }
 
-/// `hydron.errors.FeatureNotBuiltError` for `what`.
+/// `hydron.errors.FeatureNotBuiltError` for `what`, which needs Parquet.
 fn not_built(py: Python<'_>, what: &str) -> PyErr {
-    let build = || -> PyResult<PyErr> {
-        let error = py
-            .import("hydron.errors")?
-            .getattr("feature_not_built")?
-            .call1((what, "parquet"))?;
-        Ok(PyErr::from_value(error))
-    };
-    build().unwrap_or_else(|e| e)
+    errors::feature_not_built(py, what, "parquet")
 }
 
 /// Refuses: Parquet options are for writing Parquet.

@@ -15,11 +15,11 @@ use pyo3::types::PyString;
 use crate::arrays;
 use crate::errors;
 
-#[cfg(feature = "parquet")]
 /// The most bytes a file object is read to when it must be read whole (a
 /// Parquet file): 1 GiB, the `hydron` tool's default `--max-input-bytes`.
 /// A larger Parquet file loads from its path, or from `bytes` the caller
 /// already holds.
+#[cfg(feature = "parquet")]
 pub const MAX_WHOLE_READ_BYTES: u64 = 1 << 30;
 /// Bytes read first, to tell the form (and to name it when it is none).
 const HEAD_LEN: usize = 64;
