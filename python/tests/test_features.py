@@ -152,3 +152,55 @@ def test_the_bad_arguments_of_a_parquet_save_are_still_named_first(tmp_path):
     caller's error whatever the build)."""
     with pytest.raises(ValueError, match="chunk_vectors"):
         hydron.save(tmp_path / "v.parquet", hydron.E8_ROOTS, chunk_vectors=0)
+
+
+
+READ_STDIN = """
+import sys, hydron
+try:
+    v = hydron.load(sys.stdin.buffer)
+except hydron.FeatureNotBuiltError as e:
+    print("refused", e.feature, e)
+else:
+    print("read", len(v))
+"""
+
+
+@pytest.mark.parametrize("source", ["pipe", "fifo"])
+def test_parquet_on_stdin_from_a_pipe_or_a_fifo(parquet_file, tmp_path, source):
+    """Parquet through a real pipe or FIFO on stdin: read whole in a build
+    with Parquet; in one without, refused by name while the writer still
+    has megabytes to send, and nothing hangs (how much is read is counted
+    by the test above)."""
+    import subprocess
+    import sys
+    path, v = parquet_file
+    data = path.read_bytes()
+    if "parquet" not in hydron.FEATURES:
+        data += bytes(8 << 20)  # far more than a pipe holds
+    reader = [sys.executable, "-c", READ_STDIN]
+    if source == "fifo":
+        fifo = tmp_path / "in.fifo"
+        os.mkfifo(fifo)
+        feed = subprocess.Popen([sys.executable, "-c", "import shutil, sys; "
+                                 "shutil.copyfileobj(sys.stdin.buffer, open(sys.argv[1], 'wb'))",
+                                 str(fifo)], stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        with open(fifo, "rb") as stdin:
+            child = subprocess.Popen(reader, stdin=stdin, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+    else:
+        child = subprocess.Popen(reader, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+        feed = child
+    # (communicate takes a reader that stops early: a broken pipe is ignored)
+    if feed is child:
+        out, err = child.communicate(data, timeout=120)
+    else:
+        feed.communicate(data, timeout=120)
+        out, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    if "parquet" in hydron.FEATURES:
+        assert out.split() == [b"read", str(len(v)).encode()]
+    else:
+        assert out.startswith(b"refused parquet the file object holds a Parquet file: "), out
+        assert FULL_BUILD_COMMAND.encode() in out
