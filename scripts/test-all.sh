@@ -1,14 +1,50 @@
 #!/usr/bin/env bash
 # Runs every test hydron has: the Rust suite in every feature combination that
-# builds, lints and docs, and the Python tests: python/run-tests.sh builds the
-# native module (hydron-py) into python/.venv (created on first use), checks
-# its stubs, runs pytest and the interop tests both ways (hydron and stock
-# pyfory). Usage: bash scripts/test-all.sh
+# builds, lints and docs, WebAssembly, Miri, and the Python tests
+# (python/run-tests.sh: the native module built into python/.venv, its
+# stubs, pytest, and the interop tests both ways).
+#
+# Needs Rust (rustup, with stable and nightly), Node >= 20 and Python >= 3.11
+# with pip; it installs the rest itself: the WebAssembly targets, Miri, and
+# the Python packages (into python/.venv). It checks those needs up front and
+# stops in seconds, naming the command that fixes a missing one.
+#
+# HYDRON_REQUIRE_ALL=1 (the default here) makes every test that needs a
+# precondition (root for mknod, /usr/bin/time, sparse files, AVX2, a Python
+# package) fail when it is missing instead of skipping; HYDRON_REQUIRE_ALL=0
+# lets them skip, each saying so on stderr.
+#
+# Usage: bash scripts/test-all.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> [%s] %s\n' "$(date -u +%T)" "$*"; }
 run() { step "$*"; "$@"; }
+need() { echo "test-all.sh: $1" >&2; exit 1; }
+
+# What this script cannot install itself.
+command -v cargo >/dev/null || need "cargo is missing: install Rust with rustup (https://rustup.rs)"
+command -v rustup >/dev/null || need "rustup is missing: the WebAssembly targets and Miri come through it"
+rustup toolchain list | grep -q '^nightly' ||
+  need "the nightly toolchain is missing (Miri runs on it): rustup toolchain install nightly"
+command -v node >/dev/null || need "node is missing: Node >= 20 runs the WebAssembly tests"
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+[ "$node_major" -ge 20 ] || need "node $(node --version) is too old: Node >= 20 runs the WebAssembly tests"
+python_ok=0
+for candidate in ${PYTHON:-} python3.11 python3; do
+  if command -v "$candidate" >/dev/null 2>&1 &&
+    "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    python_ok=1
+    break
+  fi
+done
+[ "$python_ok" = 1 ] || need "Python >= 3.11 is missing (python3.11 or python3 on PATH, or set PYTHON)"
+
+# What it installs (each is a no-op when already there): the WebAssembly
+# targets here, Miri in scripts/miri.sh, the Python packages in
+# python/run-tests.sh.
+run rustup target add wasm32-unknown-unknown wasm32-wasip1
+export HYDRON_REQUIRE_ALL="${HYDRON_REQUIRE_ALL:-1}"
 
 run cargo fmt --all -- --check
 
@@ -45,11 +81,10 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features
 run bash scripts/wasm-test.sh
 
 # Unsafe code under Miri: targeted tests of every `unsafe` block, in the
-# scalar, portable and AVX2 builds (about 3 minutes; installs Miri on the
-# nightly toolchain if it is missing).
+# scalar, portable and AVX2 builds (installs Miri on the nightly toolchain
+# if it is missing).
 run bash scripts/miri.sh
 
-# Python: the native module, its tests, interop both ways (about 30 s when
-# the release build of hydron-py is cached; a clean one adds about 1.5 CPU-minutes).
+# Python: the native module in its two builds, its tests, interop both ways.
 run bash python/run-tests.sh
 step "all tests passed"

@@ -5,7 +5,7 @@
 # (scripts/wasi-run.mjs; nothing to download), once with the scalar kernels
 # and once with the portable kernels on `simd128`.
 #
-# Needs: rustup targets wasm32-unknown-unknown and wasm32-wasip1 (.ci/run adds
+# Needs: rustup targets wasm32-unknown-unknown and wasm32-wasip1 (test-all.sh adds
 # them), and Node >= 20.
 #
 # Usage: bash scripts/wasm-test.sh          # builds and tests
