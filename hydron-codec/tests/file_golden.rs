@@ -1,7 +1,9 @@
 //! Golden bytes of the file container, byte for byte as `docs/format.md`
-//! spells them out. An independent Python implementation of that document
-//! (zlib.crc32, struct.pack) produced these same bytes. If this test fails,
-//! the format changed, and so must its version.
+//! spells them out. The binary bytes are also written by an independent
+//! implementation of that document in plain Python (`write_container` in
+//! `python/tests/oracle`, zlib.crc32 and struct.pack), which
+//! `python/tests/test_golden_container.py` checks against `BINARY` below.
+//! If this test fails, the format changed, and so must its version.
 #![cfg(any(feature = "fory-messages", feature = "json"))]
 
 use hydron_codec::file::{self, FileOptions, Format};

@@ -8,6 +8,9 @@ only "bad" (AssertionError), not where: the native module does that.
 - ``codes(data)``: an ``E8Codes`` message (§2.5) → uint8.
 - ``container(data)``: the binary file form (§3.2) → ``(N, 8)`` float32 and
   the chunk sizes.
+- ``write_container(vectors, chunk_vectors)``: the binary file form written
+  from the same sections (the golden bytes of
+  ``hydron-codec/tests/file_golden.rs`` are checked against it).
 """
 
 import struct
@@ -72,3 +75,33 @@ def container(data: bytes) -> tuple[np.ndarray, list[int]]:
     assert tag == b"TAIL" and zlib.crc32(data[at:at + 20]) == crc
     assert chunk_count == len(sizes) and vector_count == sum(sizes) and at + 24 == len(data)
     return (np.concatenate(parts) if parts else np.zeros((0, 8), np.float32)), sizes
+
+
+def _varuint32_bytes(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def write_container(vectors: np.ndarray, chunk_vectors: int) -> bytes:
+    """The binary file form (§3.2) of ``vectors`` with chunks of
+    ``chunk_vectors``, written from the spec alone: the oracle's writer."""
+    data = bytearray(struct.pack("<8sHHI", b"\x89HYD\r\n\x1a\n", 1, 0, chunk_vectors))
+    data += struct.pack("<I", zlib.crc32(data))
+    rows = np.ascontiguousarray(vectors, dtype="<f4").reshape(-1, 8)
+    chunks = [rows[i:i + chunk_vectors] for i in range(0, len(rows), chunk_vectors)]
+    for index, chunk in enumerate(chunks):
+        raw = chunk.tobytes()
+        message = BATCH[0] + _varuint32_bytes(len(raw)) + raw
+        frame = bytearray(struct.pack("<4sQII", b"CHNK", index, len(chunk), len(message)))
+        frame += struct.pack("<I", zlib.crc32(frame))
+        frame += message
+        data += frame + struct.pack("<I", zlib.crc32(frame))
+    tail = struct.pack("<4sQQ", b"TAIL", len(chunks), len(rows))
+    return bytes(data + tail + struct.pack("<I", zlib.crc32(tail)))
