@@ -14,7 +14,8 @@ Exit status:
   0   success
   1   invalid data: a vector is NaN, infinite or not of unit norm, an E8 code
       is out of range; `validate` found an invalid vector
-  2   usage: the command line is wrong, or an option the output form lacks
+  2   usage: the command line is wrong, an option the output form lacks, or
+      an output that is the input file (they \"are the same file\", as cp says)
   3   I/O: missing or unreadable input, unwritable output, disk full
   4   wrong format: not a hydron file, unsupported version, another fory type,
       a Parquet file without a vector or code column (or of another type)
@@ -29,7 +30,9 @@ Exit status:
 Errors are one line on standard error: `hydron: error: FILE: what and where`.
 A regular output file is written to a temporary file and renamed into place
 at the end, so a failed command leaves no partial output behind. `-`, a
-device, a FIFO or a socket at the output path is written to directly.
+device, a FIFO or a socket at the output path is written to directly. An
+output that is the input file (the same path, a symbolic or hard link to it,
+or standard output appended to it) is refused before anything is written.
 
 Input forms are found from the content: the hydron container (fory binary or
 JSON Lines), a plain JSON array, plain JSON Lines, one fory Gf8Batch, E8Codes

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use hydron_codec::file::Section;
 use hydron_codec::CodecError;
@@ -19,7 +19,8 @@ pub enum Class {
     /// does not fit the output format. `validate` found a problem.
     Invalid,
     /// Bad command line. clap reports most of these itself, with this
-    /// code; hydron adds options that do not apply to the output form.
+    /// code; hydron adds options that do not apply to the output form,
+    /// and an output that is the input ([`SameFile`]).
     Usage,
     /// The operating system said no: missing file, permission denied, disk
     /// full, output directory missing.
@@ -312,6 +313,62 @@ impl CliError {
             obj.extend(place);
         }
         v
+    }
+}
+
+/// An output that is one of the command's inputs (the same device and
+/// inode, whatever path or link names it): refused before anything is
+/// written, as `cp` refuses "are the same file". A usage error (exit 2).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SameFile {
+    /// The output as given (`-` for standard output).
+    pub output: PathBuf,
+    /// The input as given (`-` for standard input).
+    pub input: PathBuf,
+    /// How the output would have reached the input.
+    pub how: SameFileHow,
+}
+
+/// How an output that is the input would have been written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SameFileHow {
+    /// Replaced: the output path names the input file (itself, through
+    /// symbolic links, or as another hard link), which the finished output
+    /// would be renamed over.
+    Replaced,
+    /// Written directly (standard output, `/dev/stdout`, `/dev/fd/N`
+    /// opened on the input): the command would read back what it writes.
+    Direct,
+}
+
+impl fmt::Display for SameFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let output = if self.output.as_os_str() == "-" {
+            "standard output".to_owned()
+        } else {
+            format!("'{}'", self.output.display())
+        };
+        let input = if self.input.as_os_str() == "-" {
+            "standard input".to_owned()
+        } else {
+            format!("'{}'", self.input.display())
+        };
+        write!(f, "{output} and {input} are the same file: ")?;
+        match self.how {
+            SameFileHow::Replaced => f.write_str(
+                "the output would replace the input it is read from; write to another path",
+            ),
+            SameFileHow::Direct => f.write_str(
+                "writing to the input while reading it would read back what is written; \
+                 write to another file",
+            ),
+        }
+    }
+}
+
+impl From<SameFile> for CliError {
+    fn from(error: SameFile) -> CliError {
+        CliError::new(Class::Usage, error.to_string())
     }
 }
 

@@ -544,12 +544,12 @@ impl Input {
         })
     }
 
-    /// Which regular file the input is (`None` for a pipe, a device,
-    /// standard input from a terminal, ...).
-    #[inline]
+    /// The input's path as given and which regular file it is, for
+    /// [`crate::output::Sink::create_apart_from`]; `None` unless it is a
+    /// regular file.
     #[must_use]
-    pub fn file_id(&self) -> Option<FileId> {
-        self.id
+    pub fn identity(&self) -> Option<(&Path, FileId)> {
+        self.id.map(|id| (self.path.as_path(), id))
     }
 
     /// The form of the file.

@@ -29,7 +29,7 @@ use hydron_codec::parquet::{ParquetEncoder, ParquetOptions};
 use hydron_codec::{fory, json, CodecError};
 use hydron_core::{batch, E8Root, Gf8, Gf8Error};
 
-use crate::error::{Class, CliError};
+use crate::error::{Class, CliError, SameFile, SameFileHow};
 use crate::input::{file_id, FileId};
 use crate::temp::TempFile;
 
@@ -202,41 +202,56 @@ pub fn over_capacity(target: &Path, format: OutFormat, total: u64) -> Option<Cli
     })
 }
 
-/// Refuses an output written directly that is the regular file `input`
-/// (as `cat` does: appending to the input would read back what is
-/// written). Checked before anything is written or truncated.
-fn refuse_input(path: &Path, output: &File, input: Option<FileId>) -> Result<(), CliError> {
-    if input.is_none() || output.metadata().ok().and_then(|m| file_id(&m)) != input {
-        return Ok(());
+/// The regular files a command reads: each one's path as given (for the
+/// message) and its identity.
+pub type Inputs<'a> = &'a [(&'a Path, FileId)];
+
+/// The identity of an open file, if it is a regular file.
+fn id_of(file: &File) -> Option<FileId> {
+    file.metadata().ok().as_ref().and_then(file_id)
+}
+
+/// Refuses an output that is one of `inputs`: `id` is the identity of the
+/// file the output would replace or write to (`None` for anything but a
+/// regular file). Checked before anything is created, written or
+/// truncated.
+fn refuse_inputs(
+    output: &Path,
+    id: Option<FileId>,
+    inputs: Inputs<'_>,
+    how: SameFileHow,
+) -> Result<(), CliError> {
+    let Some(id) = id else { return Ok(()) };
+    match inputs.iter().find(|(_, input)| *input == id) {
+        Some((input, _)) => Err(SameFile {
+            output: output.to_path_buf(),
+            input: input.to_path_buf(),
+            how,
+        }
+        .into()),
+        None => Ok(()),
     }
-    Err(CliError::new(
-        Class::Io,
-        format!(
-            "{}: the output is the input file (writing to it while reading it would read \
-             back what is written); write to another file, or name the input as the output \
-             path to replace it",
-            path.display()
-        ),
-    ))
 }
 
 impl Sink {
     /// Starts writing `path` in `format`, laid out as `layout` says.
     pub fn create(path: &Path, format: OutFormat, layout: Layout) -> Result<Sink, CliError> {
-        Sink::create_apart_from(path, format, layout, None)
+        Sink::create_apart_from(path, format, layout, &[])
     }
 
-    /// [`Sink::create`] for a command that reads the regular file `input`:
-    /// an output written directly (standard output, `/dev/stdout`) that is
-    /// that same file is refused before a byte is written, as `cat` does,
-    /// since appending to the input would read back what is written. (An
-    /// output path that names the input is written beside it and renamed
-    /// over it at the end, which is safe.)
+    /// [`Sink::create`] for a command that reads the regular files
+    /// `inputs`: an output that is one of them is refused with
+    /// [`SameFile`] (exit 2) before anything is created or written, as
+    /// `cp` refuses "are the same file". That is an output path naming an
+    /// input (itself, through symbolic links or as another hard link: the
+    /// same device and inode), which the output would replace, and an
+    /// output written directly (standard output, `/dev/stdout`) that is an
+    /// input, which would read back what is written, as `cat` refuses.
     pub fn create_apart_from(
         path: &Path,
         format: OutFormat,
         layout: Layout,
-        input: Option<FileId>,
+        inputs: Inputs<'_>,
     ) -> Result<Sink, CliError> {
         let destination = if path.as_os_str() == "-" {
             None
@@ -244,7 +259,12 @@ impl Sink {
             Some(Destination::of(path).map_err(|e| CliError::io(path, &e))?)
         };
         let (file, place) = match destination {
-            Some(Destination::Replace { path: dest, .. }) => {
+            Some(Destination::Replace {
+                path: dest,
+                existing,
+            }) => {
+                let id = existing.as_ref().and_then(file_id);
+                refuse_inputs(path, id, inputs, SameFileHow::Replaced)?;
                 let (temp, file) = TempFile::create(&dest)?;
                 (file, Place::Temp(temp))
             }
@@ -263,14 +283,14 @@ impl Sink {
                     Class::Io,
                     "`-` (standard output) as an output is supported on unix only",
                 ));
-                refuse_input(path, &file, input)?;
+                refuse_inputs(path, id_of(&file), inputs, SameFileHow::Direct)?;
                 (file, Place::Direct { stdout: true })
             }
             Some(Destination::Direct) => {
                 // Waits for a reader if it is a FIFO; `/dev/stdout` is
                 // written through the inherited descriptor.
                 let direct = DirectFile::open(path).map_err(|e| CliError::io(path, &e))?;
-                refuse_input(path, direct.file(), input)?;
+                refuse_inputs(path, id_of(direct.file()), inputs, SameFileHow::Direct)?;
                 let stdout = direct.is_stdout();
                 let file = direct.into_file().map_err(|e| CliError::io(path, &e))?;
                 (file, Place::Direct { stdout })

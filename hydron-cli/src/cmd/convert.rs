@@ -25,7 +25,8 @@ pub fn run(args: &ConvertArgs, limit: u64) -> Result<(), CliError> {
         Policy::Strict
     };
     let mut input = Input::open(&args.input, policy, limit)?;
-    let mut sink = Sink::create_apart_from(&args.output, args.to, layout, input.file_id())?;
+    let mut sink =
+        Sink::create_apart_from(&args.output, args.to, layout, input.identity().as_slice())?;
     let bar = progress::vectors(input.expected_vectors(), "convert");
     let mut buf = Vec::new();
     while let Some(chunk) = input.read_chunk(&mut buf)? {

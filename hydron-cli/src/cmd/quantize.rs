@@ -29,7 +29,12 @@ pub fn run(args: &QuantizeArgs, limit: u64) -> Result<(), CliError> {
     let started = Instant::now();
     let layout = args.layout()?;
     let mut input = Input::open(&args.input, Policy::Strict, limit)?;
-    let mut sink = Sink::create_apart_from(&args.output, args.to.out(), layout, input.file_id())?;
+    let mut sink = Sink::create_apart_from(
+        &args.output,
+        args.to.out(),
+        layout,
+        input.identity().as_slice(),
+    )?;
     let bar = progress::vectors(input.expected_vectors(), "quantize");
     let mut angles = Angles::default();
     let mut zero = 0u64;
