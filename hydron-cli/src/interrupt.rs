@@ -5,7 +5,8 @@
 //! untouched) and the process exits 130. If the work has not ended within
 //! [`GRACE`] (it is blocked in `open` or `read`, on a FIFO without a
 //! writer for example), or a second signal comes, the signal thread removes
-//! every temporary file this process created (see [`crate::temp`]) and
+//! every temporary file this process created (see
+//! [`hydron_codec::save::remove_temp_files`]) and
 //! exits 130 itself. SIGKILL cannot be caught and may leave a temporary
 //! file behind.
 
@@ -14,7 +15,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::error::{Class, CliError};
-use crate::temp;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -43,7 +43,7 @@ pub fn install() {
 /// Removes every temporary file and exits 130, keeping the registry locked
 /// so that no file is created or renamed in between.
 fn exit_now() -> ! {
-    let _registry = temp::remove_all();
+    let _registry = hydron_codec::save::remove_temp_files();
     let _ = writeln!(std::io::stderr(), "hydron: error: {MESSAGE}");
     std::process::exit(i32::from(Class::Interrupted.code()));
 }

@@ -12,7 +12,6 @@ mod interrupt;
 mod output;
 mod progress;
 mod stats;
-mod temp;
 
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
@@ -44,7 +43,7 @@ fn main() {
     let result = panic::catch_unwind(AssertUnwindSafe(|| cmd::run(cli)));
     // From here on a signal cannot start its own exit: the temporary file
     // registry (empty by now) stays locked until the process ends.
-    let _registry = temp::remove_all();
+    let _registry = hydron_codec::save::remove_temp_files();
     let code = match result {
         Ok(Ok(())) => 0,
         // The reader of the output went away: quietly, like other tools.

@@ -1,7 +1,8 @@
 //! [`Sink`]: an output, written chunk by chunk.
 //!
 //! A regular file (or a new path) is written to a hidden temporary file next
-//! to it (see [`crate::temp`]) and renamed over it only when complete, after
+//! to it (hydron-codec's [`TempFile`], the library's own, whose registry
+//! lets a signal remove it) and renamed over it only when complete, after
 //! everything that can fail has happened: [`Sink::finish`] completes and
 //! flushes the data, the caller prints its report, then [`Done::commit`]
 //! renames. Dropping a sink or a [`Done`] removes the temporary file and
@@ -14,8 +15,7 @@
 //!
 //! Parquet is written the same way, through hydron-codec's
 //! [`ParquetEncoder`]: to the temporary file for a regular file (what
-//! `ParquetWriter` does, with this tool's registry, so a signal removes it,
-//! and the rename after the report), straight to standard output or a
+//! `ParquetWriter` does, with the rename after the report), straight to standard output or a
 //! FIFO otherwise (Parquet needs no seeking to write).
 
 use std::fs::File;
@@ -23,7 +23,8 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use hydron_codec::destination::{dir_of, Destination, DirectFile};
+use hydron_codec::destination::{Destination, DirectFile};
+use hydron_codec::save::TempFile;
 use hydron_codec::file::{Encoder, FileOptions, Format};
 use hydron_codec::parquet::{ParquetEncoder, ParquetOptions};
 use hydron_codec::{fory, json, CodecError};
@@ -31,7 +32,6 @@ use hydron_core::{batch, E8Root, Gf8, Gf8Error};
 
 use crate::error::{Class, CliError, SameFile, SameFileHow};
 use crate::input::{file_id, FileId};
-use crate::temp::TempFile;
 
 /// The write buffer.
 const BUFFER_LEN: usize = 1 << 16;
@@ -172,9 +172,10 @@ impl Done {
     /// output).
     pub fn commit(self) -> Result<(), CliError> {
         if let Some(temp) = self.temp {
-            let dest = temp.target().to_path_buf();
-            temp.commit()?;
-            sync_dir(&dest);
+            let dest = temp.dest().to_path_buf();
+            temp.persist().map_err(|e| CliError::io(&dest, &e))?;
+            // Best effort: the data itself is already on disk.
+            let _ = TempFile::sync_dir(&dest);
         }
         Ok(())
     }
@@ -265,7 +266,7 @@ impl Sink {
             }) => {
                 let id = existing.as_ref().and_then(file_id);
                 refuse_inputs(path, id, inputs, SameFileHow::Replaced)?;
-                let (temp, file) = TempFile::create(&dest)?;
+                let (temp, file) = TempFile::create(&dest).map_err(|e| CliError::io(path, &e))?;
                 (file, Place::Temp(temp))
             }
             None => {
@@ -538,17 +539,6 @@ fn message_head(empty_message: Vec<u8>, mut n: u64) -> Vec<u8> {
         }
         head.push(byte | 0x80);
     }
-}
-
-/// Flushes the directory entry of the rename, where the platform allows.
-fn sync_dir(target: &Path) {
-    #[cfg(unix)]
-    {
-        // Best effort: the data itself is already on disk.
-        let _ = File::open(dir_of(target)).and_then(|d| d.sync_all());
-    }
-    #[cfg(not(unix))]
-    let _ = target;
 }
 
 #[cfg(test)]

@@ -25,6 +25,8 @@
 //!   saved atomically; reads what pyarrow, Polars and DuckDB write.
 //! - `destination` — the rule every save follows for what a path names (a
 //!   file replaced atomically, a pipe or device written directly).
+//! - `save` — the temporary file of an atomic save, and the registry a
+//!   signal handler empties (with any file feature).
 //!
 //! Every byte is specified in `docs/format.md`.
 //!
@@ -47,7 +49,7 @@ mod error;
 mod payload;
 mod policy;
 #[cfg(any(feature = "fory-messages", feature = "json", feature = "parquet"))]
-mod save;
+pub mod save;
 
 #[cfg(feature = "arrow")]
 pub mod arrow;

@@ -1,16 +1,27 @@
-//! [`SaveTarget`]: the atomic save every file writer shares (the container,
-//! Parquet). A regular file or a new path is written as a hidden temporary
-//! file next to it (with the replaced file's permissions) and renamed over
-//! it on [`commit`](SaveTarget::commit); a FIFO, a device or an open file
-//! named through `/dev` or `/proc` is written directly; anything else is
-//! refused (the rule is [`Destination`]'s). Dropped without `commit`, the
+//! Atomic saves: [`TempFile`], the hidden temporary file a save writes
+//! beside the file it replaces, and `SaveTarget`, the save every file
+//! writer shares (the container, Parquet).
+//!
+//! A regular file or a new path is written as a temporary file next to the
+//! file the path resolves to (with the replaced file's permissions) and
+//! renamed over it when complete; a FIFO, a device or an open file named
+//! through `/dev` or `/proc` is written directly; anything else is refused
+//! (the rule is [`Destination`]'s). Dropped without being renamed, a
 //! temporary file is removed and the target is left as it was.
+//!
+//! Every temporary file of this process is listed in one registry from the
+//! moment it exists until it is renamed or removed; creating, renaming and
+//! removing happen with the registry locked, so a signal handler calling
+//! [`remove_temp_files`] sees each file either listed or gone, never
+//! half-renamed. (SIGKILL cannot be caught: it may leave a file named
+//! `.NAME.PID-N-RANDOM.tmp` beside the target.)
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::destination::{dir_of, Destination, DirectFile};
 use crate::CodecError;
@@ -19,23 +30,244 @@ use crate::CodecError;
 /// NTFS in UTF-16 units): temporary names are kept within it.
 const NAME_MAX: usize = 255;
 
+/// The temporary files that exist now (absolute paths).
+static REGISTRY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The registry, locked; a panic elsewhere does not make it unusable.
+fn registry() -> MutexGuard<'static, Vec<PathBuf>> {
+    REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A hidden temporary file beside the file it will replace: removed when
+/// dropped, unless [`persist`](TempFile::persist)ed (renamed over it).
+///
+/// It is created empty, with a new unique name (`.NAME.UNIQUE.tmp`, `NAME`
+/// cut on a character boundary so the whole fits in 255 bytes) in the
+/// directory of the file it replaces, so the rename stays on one file
+/// system, and with that file's permissions when it is a regular file (a
+/// 0600 file stays private). It never opens an existing file.
+///
+/// ```
+/// use hydron_codec::save::TempFile;
+/// use std::io::Write;
+///
+/// let dir = std::env::temp_dir().join(format!("hydron-temp-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let target = dir.join("points.hyd");
+/// let (temp, mut file) = TempFile::create(&target)?;
+/// file.write_all(b"data")?;
+/// file.sync_all()?;
+/// drop(file);
+/// assert!(!target.exists(), "nothing in place before the rename");
+/// temp.persist()?;
+/// assert_eq!(std::fs::read(&target)?, b"data");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct TempFile {
+    /// `None` once renamed or removed.
+    path: Option<PathBuf>,
+    /// The file it is renamed over (absolute where it could be made so).
+    dest: PathBuf,
+}
+
+impl TempFile {
+    /// Creates a new empty temporary file to be renamed over `dest` (the
+    /// file itself, not a symbolic link to it: see [`Destination`]) and
+    /// returns it open for writing.
+    ///
+    /// Errors: `dest` names no file (`/`, `..`), the directory is missing
+    /// or not writable, or the replaced file's permissions cannot be
+    /// given to the new one (the new file is then removed).
+    ///
+    /// ```
+    /// use hydron_codec::save::TempFile;
+    /// use std::path::Path;
+    ///
+    /// assert!(TempFile::create(Path::new("/")).is_err());
+    /// assert!(TempFile::create(Path::new("/no/such/dir/x.hyd")).is_err());
+    /// ```
+    pub fn create(dest: &Path) -> io::Result<(TempFile, File)> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        use std::hash::BuildHasher;
+        // Absolute: the rename or removal must still find the file if the
+        // process changes its directory meanwhile. (Where there is no
+        // current directory, WASI, the path is used as given.)
+        let dest = std::path::absolute(dest).unwrap_or_else(|_| dest.to_path_buf());
+        let name = dest.file_name().ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "the path does not name a file")
+        })?;
+        let dir = dir_of(&dest);
+        // Random per call (std seeds each RandomState from the OS), so that a
+        // stale file of a crashed process with a reused pid rarely collides.
+        let random = std::collections::hash_map::RandomState::new();
+        let mut last = None;
+        // Locked from creation to listing: a signal never misses the file.
+        let mut list = registry();
+        for _ in 0..100 {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let unique = format!(
+                "{}-{n}-{:08x}",
+                std::process::id(),
+                random.hash_one(n) as u32
+            );
+            let path = dir.join(temp_name(name, &unique));
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(file) => {
+                    list.push(path.clone());
+                    drop(list);
+                    let temp = TempFile {
+                        path: Some(path),
+                        dest,
+                    };
+                    // The replacement keeps the replaced file's mode; if
+                    // that cannot be set, dropping `temp` removes the file.
+                    if let Ok(old) = fs::metadata(&temp.dest) {
+                        if old.is_file() {
+                            file.set_permissions(old.permissions())?;
+                        }
+                    }
+                    return Ok((temp, file));
+                }
+                // Taken (a stale file): try the next.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => {
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!("cannot create a temporary file in {}: {e}", dir.display()),
+                    ))
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no free temporary file name")))
+    }
+
+    /// The temporary file's path (until it is renamed).
+    ///
+    /// ```
+    /// use hydron_codec::save::TempFile;
+    ///
+    /// let target = std::env::temp_dir().join("hydron-temp-path-doc.hyd");
+    /// let (temp, _file) = TempFile::create(&target)?;
+    /// let name = temp.path().unwrap().file_name().unwrap().to_str().unwrap();
+    /// assert!(name.starts_with(".hydron-temp-path-doc.hyd.") && name.ends_with(".tmp"));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[must_use]
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The file it is renamed over.
+    ///
+    /// ```
+    /// use hydron_codec::save::TempFile;
+    ///
+    /// let target = std::env::temp_dir().join("hydron-temp-dest-doc.hyd");
+    /// let (temp, _file) = TempFile::create(&target)?;
+    /// assert_eq!(temp.dest(), target);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[must_use]
+    pub fn dest(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Renames the file over its destination (the caller has written,
+    /// flushed and, if it wants the data durable, synced it) and takes it
+    /// off the registry, both with the registry locked. If the rename
+    /// fails, the temporary file is removed and the destination is left as
+    /// it was. The directory entry is not synced (see
+    /// [`sync_dir`](TempFile::sync_dir)).
+    pub fn persist(mut self) -> io::Result<()> {
+        let Some(path) = self.path.take() else {
+            return Ok(());
+        };
+        let mut list = registry();
+        let renamed = fs::rename(&path, &self.dest);
+        if renamed.is_err() {
+            let _ = fs::remove_file(&path);
+        }
+        list.retain(|p| p != &path);
+        renamed.map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot rename {} over it: {e}", path.display()),
+            )
+        })
+    }
+
+    /// Flushes the entries of the directory of `dest` (a rename into it)
+    /// to disk. Directories cannot be opened as files off unix; there the
+    /// rename is as durable as the platform makes it.
+    pub fn sync_dir(dest: &Path) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            File::open(dir_of(dest))?.sync_all()
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = dest;
+            Ok(())
+        }
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if let Some(path) = self.path.take() {
+            let mut list = registry();
+            let _ = fs::remove_file(&path);
+            list.retain(|p| p != &path);
+        }
+    }
+}
+
+/// The registry of temporary files, kept locked: while it lives, no
+/// [`TempFile`] is created, renamed or removed (those calls wait).
+#[must_use = "the registry is unlocked when this is dropped"]
+pub struct TempFilesLock(#[allow(dead_code)] MutexGuard<'static, Vec<PathBuf>>);
+
+impl std::fmt::Debug for TempFilesLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TempFilesLock")
+    }
+}
+
+/// Removes every temporary file this process has created and not yet
+/// renamed or removed (what a signal handler calls before the process
+/// exits), and returns the registry still locked, so that no other thread
+/// creates or renames one before the exit.
+///
+/// ```
+/// use hydron_codec::save::{remove_temp_files, TempFile};
+///
+/// let target = std::env::temp_dir().join("hydron-remove-doc.hyd");
+/// let (temp, _file) = TempFile::create(&target)?;
+/// let path = temp.path().unwrap().to_path_buf();
+/// drop(remove_temp_files());
+/// assert!(!path.exists());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn remove_temp_files() -> TempFilesLock {
+    let mut list = registry();
+    for path in list.drain(..) {
+        let _ = fs::remove_file(path);
+    }
+    TempFilesLock(list)
+}
+
 /// Where a save writes, and how it puts the data in place.
 #[derive(Debug)]
 pub(crate) struct SaveTarget {
-    /// For a replaced file, the temporary file and the file it replaces;
-    /// `None` when writing to the target directly, or once renamed.
-    rename: Option<Rename>,
+    /// For a replaced file, the temporary file (which knows the file it
+    /// replaces); `None` when writing to the target directly, or once
+    /// renamed.
+    temp: Option<TempFile>,
     /// The path as given, for errors.
     target: PathBuf,
     durable: bool,
-}
-
-/// A temporary file (removed on drop unless renamed) and the path it is
-/// renamed over on `commit`: the target made absolute, links resolved.
-#[derive(Debug)]
-struct Rename {
-    temp: PathBuf,
-    dest: PathBuf,
 }
 
 impl SaveTarget {
@@ -46,24 +278,13 @@ impl SaveTarget {
         let target = path.to_path_buf();
         let io_err = |e| in_file(&target, CodecError::Io(e));
         // Absolute from the start: a writer lives on while the process may
-        // change its directory, and the rename (or the removal of the
-        // temporary file) must still find the file it created. Where there
-        // is no current directory to resolve against (WASI), the path is
-        // used as given.
+        // change its directory. Where there is no current directory to
+        // resolve against (WASI), the path is used as given.
         let absolute = std::path::absolute(&target).unwrap_or_else(|_| target.clone());
-        let (file, rename) = match Destination::of(&absolute).map_err(io_err)? {
-            Destination::Replace { path, existing } => {
-                let (file, temp) = create_temp(&path).map_err(io_err)?;
-                // The replacement keeps the replaced file's mode (a 0600
-                // file stays private); if that cannot be set, the
-                // temporary file is removed and the save fails.
-                if let Some(meta) = existing {
-                    if let Err(e) = file.set_permissions(meta.permissions()) {
-                        let _ = fs::remove_file(&temp);
-                        return Err(io_err(e));
-                    }
-                }
-                (file, Some(Rename { temp, dest: path }))
+        let (file, temp) = match Destination::of(&absolute).map_err(io_err)? {
+            Destination::Replace { path, .. } => {
+                let (temp, file) = TempFile::create(&path).map_err(io_err)?;
+                (file, Some(temp))
             }
             Destination::Direct => {
                 let file = DirectFile::open(&absolute)
@@ -73,7 +294,7 @@ impl SaveTarget {
             }
         };
         let save = SaveTarget {
-            rename,
+            temp,
             target,
             durable,
         };
@@ -89,25 +310,24 @@ impl SaveTarget {
     /// durable), renames the temporary file over the target and flushes the
     /// directory. For a FIFO or a device there is nothing to do.
     pub(crate) fn commit(&mut self, file: File) -> Result<(), CodecError> {
-        let Some(Rename { temp, dest }) = self.rename.as_ref() else {
+        let Some(temp) = self.temp.take() else {
             // Written straight to a FIFO or a device: nothing to rename,
             // and fsync means nothing there (it fails on a FIFO).
             return Ok(());
         };
         if self.durable {
-            file.sync_all().map_err(CodecError::Io)?;
+            if let Err(e) = file.sync_all() {
+                // Not renamed: put back, so that dropping the target
+                // removes the temporary file.
+                self.temp = Some(temp);
+                return Err(CodecError::Io(e));
+            }
         }
         drop(file);
-        fs::rename(temp, dest).map_err(|e| {
-            CodecError::Io(io::Error::new(
-                e.kind(),
-                format!("cannot rename {} over it: {e}", temp.display()),
-            ))
-        })?;
-        let dir = dir_of(dest);
-        self.rename = None;
+        let dest = temp.dest().to_path_buf();
+        temp.persist().map_err(CodecError::Io)?;
         if self.durable {
-            sync_dir(&dir).map_err(CodecError::Io)?;
+            TempFile::sync_dir(&dest).map_err(CodecError::Io)?;
         }
         Ok(())
     }
@@ -118,14 +338,6 @@ pub(crate) fn spent() -> CodecError {
     CodecError::Io(io::Error::other(
         "an earlier write failed, so the file was not saved",
     ))
-}
-
-impl Drop for SaveTarget {
-    fn drop(&mut self) {
-        if let Some(rename) = self.rename.take() {
-            let _ = fs::remove_file(rename.temp);
-        }
-    }
 }
 
 /// `error`, as an error about the file at `path`.
@@ -172,72 +384,70 @@ fn temp_name(name: &OsStr, unique: &str) -> OsString {
     temp
 }
 
-/// Creates a new, empty, uniquely named file in `target`'s directory.
-fn create_temp(target: &Path) -> io::Result<(File, PathBuf)> {
-    use std::hash::BuildHasher;
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = target.file_name().ok_or_else(|| {
-        io::Error::new(io::ErrorKind::InvalidInput, "the path does not name a file")
-    })?;
-    let dir = dir_of(target);
-    // Random per call (std seeds each RandomState from the OS), so that a
-    // stale file of a crashed process with a reused pid rarely collides.
-    let random = std::collections::hash_map::RandomState::new();
-    let mut last = None;
-    for _ in 0..100 {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let unique = format!(
-            "{}-{n}-{:08x}",
-            std::process::id(),
-            random.hash_one(n) as u32
-        );
-        let temp = dir.join(temp_name(name, &unique));
-        match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok((file, temp)),
-            // Taken (a stale file): try the next.
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => {
-                return Err(io::Error::new(
-                    e.kind(),
-                    format!("cannot create a temporary file in {}: {e}", dir.display()),
-                ))
-            }
-        }
-    }
-    Err(last.unwrap_or_else(|| io::Error::other("no free temporary file name")))
-}
-
-/// Flushes a directory's entries (the rename) to disk.
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
-}
-
-/// Directories cannot be opened as files here; the rename is as durable as
-/// the platform makes it.
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> io::Result<()> {
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The path of a temporary file that is still there.
+    fn path_of(temp: &TempFile) -> PathBuf {
+        temp.path().unwrap().to_path_buf()
+    }
 
     #[test]
     fn temp_files_are_unique_and_hidden() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("t.hyd");
-        let (_, a) = create_temp(&target).unwrap();
-        let (_, b) = create_temp(&target).unwrap();
-        assert_ne!(a, b);
-        assert!(a
+        let (a, _) = TempFile::create(&target).unwrap();
+        let (b, _) = TempFile::create(&target).unwrap();
+        assert_ne!(path_of(&a), path_of(&b));
+        assert_eq!(path_of(&a).parent(), Some(dir.path()));
+        assert!(path_of(&a)
             .file_name()
             .unwrap()
             .to_str()
             .unwrap()
             .starts_with(".t.hyd."));
-        assert!(create_temp(Path::new("/")).is_err());
+        assert!(TempFile::create(Path::new("/")).is_err());
+    }
+
+    #[test]
+    fn temp_files_are_registered_until_persisted_or_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("y".repeat(250));
+        let (kept, _) = TempFile::create(&target).unwrap();
+        let (dropped, _) = TempFile::create(&target).unwrap();
+        let (kept_path, dropped_path) = (path_of(&kept), path_of(&dropped));
+        assert!(registry().contains(&kept_path) && registry().contains(&dropped_path));
+        drop(dropped);
+        assert!(!dropped_path.exists() && !registry().contains(&dropped_path));
+        kept.persist().unwrap();
+        assert!(target.exists() && !kept_path.exists());
+        assert!(!registry().contains(&kept_path));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // (`remove_temp_files` is not called here: it would remove the
+        // files of tests running beside this one. Its doctest runs alone,
+        // and the tool's signal tests use it.)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_temp_file_takes_the_replaced_files_mode_and_a_failed_rename_removes_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("private.hyd");
+        std::fs::write(&target, b"old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let (temp, file) = TempFile::create(&target).unwrap();
+        assert_eq!(file.metadata().unwrap().permissions().mode() & 0o777, 0o600);
+        // A directory where the file was: the rename fails, the temporary
+        // file goes, the directory stays.
+        std::fs::remove_file(&target).unwrap();
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("inside"), b"x").unwrap();
+        let path = path_of(&temp);
+        assert!(temp.persist().is_err());
+        assert!(!path.exists() && !registry().contains(&path));
+        assert!(target.join("inside").exists());
     }
 
     #[test]
@@ -254,8 +464,8 @@ mod tests {
         assert_eq!(short, ".t.hyd.1-2-3.tmp");
 
         let dir = tempfile::tempdir().unwrap();
-        let (_, temp) = create_temp(&dir.path().join("y".repeat(255))).unwrap();
-        assert!(temp.file_name().unwrap().len() <= NAME_MAX);
+        let (temp, _) = TempFile::create(&dir.path().join("y".repeat(255))).unwrap();
+        assert!(path_of(&temp).file_name().unwrap().len() <= NAME_MAX);
     }
 
     #[cfg(unix)]
