@@ -24,9 +24,9 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use hydron_codec::destination::{Destination, DirectFile};
-use hydron_codec::save::TempFile;
 use hydron_codec::file::{Encoder, FileOptions, Format};
 use hydron_codec::parquet::{ParquetEncoder, ParquetOptions};
+use hydron_codec::save::TempFile;
 use hydron_codec::{fory, json, CodecError};
 use hydron_core::{batch, E8Root, Gf8, Gf8Error};
 
