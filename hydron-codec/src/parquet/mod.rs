@@ -41,6 +41,7 @@
 
 mod embedded_schema;
 mod fast;
+mod footer;
 mod levels;
 mod pages;
 mod reader;

@@ -9,14 +9,13 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use hydron_core::{E8Root, Gf8};
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
 };
 use parquet::arrow::ProjectionMask;
 use parquet::errors::ParquetError;
 
 use super::source::Source;
-use super::{embedded_schema, fast, levels, pages};
+use super::{fast, footer, levels, pages};
 use crate::arrow as harrow;
 use crate::save::in_file;
 use crate::{CodecError, Policy};
@@ -356,10 +355,10 @@ impl ParquetReader {
         target: Target,
         options: ParquetReadOptions,
     ) -> Result<ParquetReader, CodecError> {
-        check_footer_len(&source, options.get_max_page_bytes())?;
-        let metadata = load_metadata(&source)?;
-        check_row_counts(&metadata)?;
-        let checksums = read_checksums(&metadata)?;
+        footer::check_len(&source, options.get_max_page_bytes())?;
+        let metadata = footer::load(&source)?;
+        footer::check_row_counts(&metadata)?;
+        let checksums = footer::read_checksums(&metadata)?;
         let schema = metadata.schema();
         let column = match (options.get_column(), target) {
             (Some(name), _) => schema
@@ -868,7 +867,7 @@ impl ParquetReader {
 
 /// Runs a call into the parquet crate, turning its error, or a panic (the
 /// crate has panicked on crafted files before), into a [`CodecError`].
-fn guarded<T>(
+pub(super) fn guarded<T>(
     row_group: Option<usize>,
     call: impl FnOnce() -> Result<T, ParquetError>,
 ) -> Result<T, CodecError> {
@@ -891,144 +890,6 @@ fn panic_error(row_group: Option<usize>, panic: &Box<dyn std::any::Any + Send>) 
         error: ParquetError::General(format!(
             "malformed file: the Parquet decoder failed ({message})"
         )),
-    }
-}
-
-/// Reads the footer, and the Arrow schema embedded in it once
-/// [`embedded_schema::check`] has found that the parquet crate can decode
-/// it without panicking.
-fn load_metadata(source: &Source) -> Result<ArrowReaderMetadata, CodecError> {
-    let without_schema = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
-    let plain = guarded(None, || ArrowReaderMetadata::load(source, without_schema))?;
-    let parquet_meta = Arc::clone(plain.metadata());
-    let embedded = parquet_meta
-        .file_metadata()
-        .key_value_metadata()
-        .into_iter()
-        .flatten()
-        .filter(|kv| kv.key == embedded_schema::ARROW_SCHEMA_KEY)
-        .filter_map(|kv| kv.value.as_deref());
-    let mut any = false;
-    for value in embedded {
-        any = true;
-        embedded_schema::check(value).map_err(|e| {
-            footer_error(format!(
-                "the embedded Arrow schema ({}) is malformed: {e}",
-                embedded_schema::ARROW_SCHEMA_KEY
-            ))
-        })?;
-    }
-    if !any {
-        return Ok(plain);
-    }
-    guarded(None, || {
-        ArrowReaderMetadata::try_new(parquet_meta, ArrowReaderOptions::new())
-    })
-}
-
-/// The footer's claimed length must fit in the data and under `limit`
-/// before the parquet crate reads (and allocates) it.
-fn check_footer_len(source: &Source, limit: u64) -> Result<(), CodecError> {
-    use ::parquet::file::reader::{ChunkReader, Length};
-    let len = source.len();
-    let head = guarded(None, || source.get_bytes(0, len.min(4) as usize))?;
-    if !super::looks_like_parquet(&head) {
-        return Err(CodecError::UnknownFormat {
-            reason: format!(
-                "it is not Parquet: it starts with {:02x?}, not PAR1",
-                &head[..]
-            ),
-        });
-    }
-    if len < 12 {
-        return Err(footer_error(format!(
-            "{len} bytes is too short for a Parquet file (at least 12)"
-        )));
-    }
-    let tail = guarded(None, || source.get_bytes(len - 8, 8))?;
-    if tail[4..] != super::MAGIC {
-        return Err(footer_error(format!(
-            "the file does not end with PAR1 (it ends with {:02x?})",
-            &tail[4..]
-        )));
-    }
-    let footer = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
-    if footer + 12 > len {
-        return Err(footer_error(format!(
-            "the footer claims {footer} bytes, more than the file's {len} bytes hold"
-        )));
-    }
-    if footer > limit {
-        return Err(footer_error(format!(
-            "the footer claims {footer} bytes, over the limit of {limit} \
-             (ParquetReadOptions::max_page_bytes)"
-        )));
-    }
-    // The footer's Thrift, walked as the parquet crate will read it before
-    // it does: a container claiming more elements than there are bytes
-    // would keep the crate's skip busy for minutes (found by the fuzz
-    // target), and a known field of another type would make the crate
-    // read bytes this walk did not (`thrift`).
-    let bytes = guarded(None, || source.get_bytes(len - 8 - footer, footer as usize))?;
-    super::thrift::check_file_metadata(&bytes)
-        .map_err(|detail| footer_error(format!("the file metadata is malformed: {detail}")))
-}
-
-/// The footer's row counts must agree: the file's with the sum of its row
-/// groups', and none below zero.
-fn check_row_counts(metadata: &ArrowReaderMetadata) -> Result<(), CodecError> {
-    let meta = metadata.metadata();
-    let claimed = meta.file_metadata().num_rows();
-    let mut sum = 0i64;
-    for (g, group) in meta.row_groups().iter().enumerate() {
-        let rows = group.num_rows();
-        if rows < 0 {
-            return Err(footer_error(format!("row group {g} claims {rows} rows")));
-        }
-        sum = sum.saturating_add(rows);
-    }
-    if claimed != sum {
-        return Err(footer_error(format!(
-            "the footer claims {claimed} rows, its row groups {sum}"
-        )));
-    }
-    Ok(())
-}
-
-/// The row group checksums hydron stored in the footer, if any: one per
-/// row group, or the footer is malformed.
-fn read_checksums(metadata: &ArrowReaderMetadata) -> Result<Option<Vec<u32>>, CodecError> {
-    let meta = metadata.metadata();
-    let Some(value) = meta
-        .file_metadata()
-        .key_value_metadata()
-        .and_then(|kv| kv.iter().find(|kv| kv.key == super::CHECKSUM_KEY))
-        .and_then(|kv| kv.value.as_deref())
-    else {
-        return Ok(None);
-    };
-    let sums: Option<Vec<u32>> = if value.is_empty() {
-        Some(Vec::new())
-    } else {
-        value
-            .split(',')
-            .map(|h| u32::from_str_radix(h, 16).ok())
-            .collect()
-    };
-    match sums {
-        Some(sums) if sums.len() == meta.num_row_groups() => Ok(Some(sums)),
-        _ => Err(footer_error(format!(
-            "{} is not one CRC-32 per row group ({} row groups)",
-            super::CHECKSUM_KEY,
-            meta.num_row_groups()
-        ))),
-    }
-}
-
-fn footer_error(detail: String) -> CodecError {
-    CodecError::Parquet {
-        row_group: None,
-        error: ParquetError::General(format!("malformed footer: {detail}")),
     }
 }
 

@@ -165,7 +165,7 @@ static LOGICAL_TYPE: StructShape = shape(
         (18, Struct(&GEOGRAPHY_TYPE)),
     ],
 );
-static SCHEMA_ELEMENT: StructShape = shape(
+pub(super) static SCHEMA_ELEMENT: StructShape = shape(
     "SchemaElement",
     &[
         (1, I32),
@@ -249,7 +249,7 @@ static COLUMN_CRYPTO_META_DATA: StructShape = shape(
         (2, Struct(&ENCRYPTION_WITH_COLUMN_KEY)),
     ],
 );
-static COLUMN_CHUNK: StructShape = shape(
+pub(super) static COLUMN_CHUNK: StructShape = shape(
     "ColumnChunk",
     &[
         (1, Binary),
@@ -264,7 +264,7 @@ static COLUMN_CHUNK: StructShape = shape(
     ],
 );
 static SORTING_COLUMN: StructShape = shape("SortingColumn", &[(1, I32), (2, Bool), (3, Bool)]);
-static ROW_GROUP: StructShape = shape(
+pub(super) static ROW_GROUP: StructShape = shape(
     "RowGroup",
     &[
         (1, List(&Struct(&COLUMN_CHUNK))),
@@ -392,7 +392,7 @@ fn field_value(
 }
 
 /// Walks a struct's fields, after its opening (up to and with its STOP).
-fn walk_struct(
+pub(super) fn walk_struct(
     input: &mut Counting<'_, impl Read>,
     strukt: &StructShape,
     depth: u32,
@@ -537,16 +537,43 @@ fn skip_element(input: &mut Counting<'_, impl Read>, kind: u8, depth: u32) -> Re
 /// nesting deeper than [`MAX_DEPTH`], or a container claiming more
 /// elements than the bytes left can hold or than
 /// [`MAX_CONTAINER_ELEMENTS`]; the error names the footer byte where the
-/// walk found it (the last byte it read).
-pub(super) fn check_file_metadata(bytes: &[u8]) -> Result<(), String> {
+/// walk found it (the last byte it read). Each field of `FileMetaData` is
+/// offered to `read_field` first, as in [`walk_struct_with`].
+pub(super) fn walk_file_metadata<'a>(
+    bytes: &'a [u8],
+    read_field: impl FnMut(i16, &mut Counting<'_, std::io::Cursor<&'a [u8]>>) -> Result<bool, String>,
+) -> Result<(), String> {
     let mut cursor = std::io::Cursor::new(bytes);
     let mut input = Counting::new(&mut cursor);
-    walk_struct(&mut input, &FILE_META_DATA, 0).map_err(|e| {
+    walk_struct_with(&mut input, &FILE_META_DATA, 0, read_field).map_err(|e| {
         format!(
             "{e} (at byte {} of the footer)",
             input.read.saturating_sub(1)
         )
     })
+}
+
+/// Walks a list of `strukt` (a field's value, at `depth`), handing each
+/// element to `element` to walk (with the depth of its fields' struct).
+pub(super) fn walk_list_of<'a, R: Read>(
+    input: &mut Counting<'a, R>,
+    strukt: &'static StructShape,
+    depth: u32,
+    mut element: impl FnMut(&mut Counting<'a, R>, u32) -> Result<(), String>,
+) -> Result<(), String> {
+    let (count, kind) = list_header(input)?;
+    let shape = Shape::Struct(strukt);
+    if count > 0 && !shape.admits(kind) {
+        return Err(format!(
+            "a list of {} where the format has a list of {}",
+            kind_name(kind),
+            shape.name()
+        ));
+    }
+    for _ in 0..count {
+        element(input, depth + 2)?;
+    }
+    Ok(())
 }
 
 pub(super) fn zigzag(n: u64) -> i64 {
@@ -585,7 +612,7 @@ impl<'a, R: Read> Counting<'a, R> {
         Err("a varint is longer than 10 bytes".to_string())
     }
 
-    fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
+    pub(super) fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
         let copied = std::io::copy(&mut self.inner.take(n), &mut std::io::sink())
             .map_err(|e| e.to_string())?;
         self.read += copied;
@@ -599,6 +626,11 @@ impl<'a, R: Read> Counting<'a, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The walk alone, every field walked by its shape.
+    fn check_file_metadata(bytes: &[u8]) -> Result<(), String> {
+        walk_file_metadata(bytes, |_, _| Ok(false))
+    }
 
     #[test]
     fn containers_cannot_claim_more_elements_than_bytes() {
