@@ -16,6 +16,25 @@
 //! stays serial. The [`Backend`] methods never split: they are the
 //! single-threaded kernels.
 //!
+//! # Fork
+//!
+//! A child made by `fork()` (Python's `os.fork`, `multiprocessing`'s
+//! `fork` start method, PyTorch's DataLoader workers) inherits rayon's
+//! global pool but none of its threads: work sent there waits for ever
+//! (rayon does not support fork, and its global pool cannot be rebuilt).
+//! So split work called from outside any pool runs in the global pool
+//! only in the process that first ran some ([`run`] notes that process's
+//! id); in any other process, a fork's child, it runs in a pool of that
+//! process's own, built on first use with the global pool's default size
+//! (one thread per core, or `RAYON_NUM_THREADS`). The parent's pool is
+//! left alone in the child, never used or dropped (its threads do not
+//! exist there). A forked child therefore gets the same results, on all
+//! cores. A fork made while another thread is inside a kernel is safe
+//! too: the child never touches what that thread held. This is the
+//! practice of other rayon-based Python modules (a pool per process,
+//! keyed by its id), since rayon cannot be made fork-safe from inside.
+//! On targets without `fork` (not Unix) [`run`] calls its work as it is.
+//!
 //! ```
 //! use hydron_core::{batch, parallel, Gf8};
 //!
@@ -54,6 +73,8 @@
 //! [`Backend`]: crate::batch::Backend
 
 use core::mem::MaybeUninit;
+#[cfg(unix)]
+use core::sync::atomic::{AtomicPtr, AtomicU32};
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
@@ -146,13 +167,16 @@ fn split<I: Sync, O: Send>(
     min_vectors: usize,
     kernel: impl Fn(&[I], &mut [O]) + Sync,
 ) {
-    match piece_len(input.len(), min_vectors) {
+    if input.len() < min_vectors {
+        return kernel(input, out);
+    }
+    run(|| match piece_len(input.len(), min_vectors) {
         None => kernel(input, out),
         Some(piece) => input
             .par_chunks(piece)
             .zip(out.par_chunks_mut(piece))
             .for_each(|(input, out)| kernel(input, out)),
-    }
+    });
 }
 
 /// [`split`] for a fallible kernel whose errors count vectors from the
@@ -169,6 +193,19 @@ fn try_split<I: Sync, O: Send>(
     out: &mut [O],
     min_vectors: usize,
     kernel: impl Fn(&[I], &mut [O]) -> Result<(), BatchError> + Sync,
+) -> Result<(), BatchError> {
+    if input.len() < min_vectors {
+        return kernel(input, out);
+    }
+    run(|| try_split_here(input, out, min_vectors, &kernel))
+}
+
+/// [`try_split`] in the pool it runs in.
+fn try_split_here<I: Sync, O: Send>(
+    input: &[I],
+    out: &mut [O],
+    min_vectors: usize,
+    kernel: &(impl Fn(&[I], &mut [O]) -> Result<(), BatchError> + Sync),
 ) -> Result<(), BatchError> {
     let Some(piece) = piece_len(input.len(), min_vectors) else {
         return kernel(input, out);
@@ -190,6 +227,110 @@ fn try_split<I: Sync, O: Send>(
         })
         .min_by_key(|err| err.index)
         .map_or(Ok(()), Err)
+}
+
+/// Runs `op` where this process runs split work: in the current pool when
+/// called from one of its threads ([`rayon::ThreadPool::install`]); else
+/// in rayon's global pool in the process that first called this, and in
+/// a pool of its own in any other process (a child made by `fork()`; see
+/// "Fork" in the module docs). The batch kernels call it for every slice
+/// they split; other code that uses rayon's pool for hydron's work, and
+/// must survive a fork, calls it around that work (the Python module runs
+/// hydron-codec's parallel file reader in it).
+///
+/// Outside a pool `op` runs on the calling thread in the first process,
+/// and on a thread of the child's pool in a forked child. The cost is a
+/// `getpid` call, so call it around large work only.
+///
+/// ```
+/// use rayon::prelude::*;
+///
+/// let squares: Vec<u64> = hydron_core::parallel::run(|| {
+///     (0..1000u64).into_par_iter().map(|i| i * i).collect()
+/// });
+/// assert_eq!(squares[999], 998_001);
+/// ```
+///
+/// # Panics
+///
+/// In a forked child whose pool cannot be built (its threads cannot be
+/// started), as rayon's global pool panics when it cannot start.
+pub fn run<R: Send>(op: impl FnOnce() -> R + Send) -> R {
+    #[cfg(unix)]
+    if let Some(pool) = fork::pool_of(std::process::id(), &fork::GLOBAL_POOL_PID) {
+        return pool.install(op);
+    }
+    op()
+}
+
+/// The pools of forked children (see "Fork" in the module docs).
+#[cfg(unix)]
+mod fork {
+    use super::{AtomicPtr, AtomicU32, Ordering};
+
+    /// The id of the process whose split work runs in rayon's global pool:
+    /// the first to call [`super::run`] (0 before).
+    pub(super) static GLOBAL_POOL_PID: AtomicU32 = AtomicU32::new(0);
+
+    /// A pool built in the process `pid`.
+    struct ProcessPool {
+        pid: u32,
+        pool: rayon::ThreadPool,
+    }
+
+    /// The pool of the latest process that needed one: null, or a pointer
+    /// from `Box::into_raw` that is never freed (a parent's pool is still
+    /// in use in the parent, and in a child its threads do not exist, so
+    /// dropping it there would wait for them).
+    static PROCESS_POOL: AtomicPtr<ProcessPool> = AtomicPtr::new(core::ptr::null_mut());
+
+    /// The pool process `pid` runs split work in: `None` for the current
+    /// pool (a thread of a pool, or the process `global_pid` names, which
+    /// it is set to when 0), else the pool of `pid`'s own.
+    pub(super) fn pool_of(pid: u32, global_pid: &AtomicU32) -> Option<&'static rayon::ThreadPool> {
+        if rayon::current_thread_index().is_some() {
+            return None;
+        }
+        match global_pid.compare_exchange(0, pid, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => None,
+            Err(owner) if owner == pid => None,
+            Err(_) => Some(process_pool(pid)),
+        }
+    }
+
+    /// The pool of process `pid`, built on first use.
+    fn process_pool(pid: u32) -> &'static rayon::ThreadPool {
+        loop {
+            let current = PROCESS_POOL.load(Ordering::Acquire);
+            // SAFETY: `PROCESS_POOL` holds null or a pointer from
+            // `Box::into_raw` (below) that is never freed, so it is valid
+            // for `'static`.
+            if let Some(p) = unsafe { current.as_ref() } {
+                if p.pid == pid {
+                    return &p.pool;
+                }
+            }
+            let pool = rayon::ThreadPoolBuilder::new()
+                .thread_name(move |i| format!("hydron-{pid}-{i}"))
+                .build()
+                .unwrap_or_else(|e| {
+                    panic!("hydron: cannot start a thread pool in process {pid}: {e}")
+                });
+            let fresh = Box::into_raw(Box::new(ProcessPool { pid, pool }));
+            match PROCESS_POOL.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire)
+            {
+                // SAFETY: `fresh` came from `Box::into_raw` and is now in
+                // `PROCESS_POOL`, which never frees what it holds.
+                Ok(_) => return unsafe { &(*fresh).pool },
+                // Another thread of this process stored its pool first:
+                // ours was never shared, so it is dropped, and the loop
+                // takes theirs.
+                // SAFETY: `fresh` came from `Box::into_raw` just above and
+                // was not stored anywhere.
+                Err(_) => drop(unsafe { Box::from_raw(fresh) }),
+            }
+        }
+    }
 }
 
 /// [`Backend::validate`], split.
@@ -400,6 +541,47 @@ mod tests {
             .unwrap_err();
         assert_eq!(split, serial);
         assert_eq!(out[..split.index], expected[..split.index]);
+    }
+
+    /// As a forked child sees it: the global pool belongs to another
+    /// process, so split work runs in a pool of this one's own (a real
+    /// fork: tests/fork.rs).
+    #[test]
+    #[cfg(unix)]
+    fn another_process_splits_in_a_pool_of_its_own() {
+        let me = std::process::id();
+        let owner = AtomicU32::new(0);
+        assert!(fork::pool_of(me, &owner).is_none());
+        assert_eq!(
+            owner.load(Ordering::Relaxed),
+            me,
+            "the first caller owns the global pool"
+        );
+        assert!(fork::pool_of(me, &owner).is_none());
+
+        let child = me.wrapping_add(1);
+        let pool = fork::pool_of(child, &owner).expect("a pool of its own");
+        assert!(
+            core::ptr::eq(pool, fork::pool_of(child, &owner).unwrap()),
+            "built once"
+        );
+        let name = pool.install(|| std::thread::current().name().map(String::from));
+        assert!(name.unwrap().starts_with(&format!("hydron-{child}-")));
+        // On a thread of a pool: that pool.
+        assert!(pool.install(|| fork::pool_of(child, &owner)).is_none());
+        // A grandchild gets another.
+        let grandchild = fork::pool_of(child.wrapping_add(1), &owner).unwrap();
+        assert!(!core::ptr::eq(pool, grandchild));
+
+        let n = 2 * NORMALIZE_MIN_VECTORS + 3;
+        let raw: Vec<[f32; 8]> = (0..n)
+            .map(|i| core::array::from_fn(|c| ((i * 8 + c) as f32 * 0.29).sin()))
+            .collect();
+        let mut out = vec![Gf8::ZERO; n];
+        grandchild
+            .install(|| normalize_into(crate::batch::backend(), &raw, &mut out))
+            .unwrap();
+        assert_eq!(out, scalar::normalize(&raw).unwrap());
     }
 
     #[test]
