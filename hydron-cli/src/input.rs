@@ -51,6 +51,14 @@ const MAGIC_LEN: usize = if file::TEXT_MAGIC.len() > file::MAGIC.len() {
     file::MAGIC.len()
 };
 
+/// Bytes looked at from the start of a fory message before it is read
+/// whole: at least its fixed framing (bitmap, reference flag, type id and,
+/// for the compatible structs, the type meta: 21 bytes for `Gf8Batch`;
+/// see docs/format.md), so that a stream that is not one of hydron's
+/// messages (`/dev/zero`) is refused from these bytes alone.
+const FORY_HEAD_LEN: usize = 64;
+const _: () = assert!(fory::GF8_MESSAGE_LEN <= FORY_HEAD_LEN);
+
 /// What a file holds, as found from its first bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Kind {
@@ -274,6 +282,15 @@ impl Stream {
     }
 }
 
+impl Stream {
+    /// The bytes detection looked at and that are not consumed yet (for a
+    /// fory message, its first [`FORY_HEAD_LEN`] bytes or all of a shorter
+    /// input).
+    fn peeked(&self) -> &[u8] {
+        &self.head[self.pos..]
+    }
+}
+
 impl BufRead for Stream {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         if let Some(guard) = &self.guard {
@@ -376,6 +393,7 @@ fn detect(mut r: BufReader<Counted>, limit: u64) -> Result<(Sniffed, Stream), De
         return Ok((Sniffed::Parquet, Stream::new(0, 0, head, r)));
     }
     if matches!(head[0], 0x00 | 0x01) {
+        take_up_to(&mut r, &mut head, FORY_HEAD_LEN).map_err(DetectError::Io)?;
         return Ok((Sniffed::Fory, Stream::new(0, 0, head, r)));
     }
     // Skip the leading whitespace, counting lines and the columns of the
@@ -515,20 +533,18 @@ impl Input {
             }
             Sniffed::Parquet => open_parquet(path, stream, policy, limit, size)?,
             Sniffed::Fory => {
+                // The framing is fixed and within the bytes detection
+                // looked at: a stream that is not one of hydron's messages
+                // (`/dev/zero`, at byte 2) is refused before it is read
+                // whole. (Any other error there may be the cut.)
+                if let Err(ForyError::NotOurs(e)) = decode_fory(stream.peeked(), policy) {
+                    return Err(not_ours(path, &e));
+                }
                 let data = read_whole(path, stream, limit, size)?;
                 match decode_fory(&data, policy) {
                     Ok((kind, source)) => (kind, source),
                     Err(ForyError::Decode(kind, e)) => (kind, Source::Failed(Some(codec(e)))),
-                    Err(ForyError::NotOurs(e)) => {
-                        return Err(CliError {
-                            class: Class::Format,
-                            message: format!(
-                                "{}: not a hydron fory message (Gf8Batch, E8Codes or Gf8): {e}",
-                                path.display()
-                            ),
-                            place: Box::new(Place::of(&e)),
-                        })
-                    }
+                    Err(ForyError::NotOurs(e)) => return Err(not_ours(path, &e)),
                 }
             }
         };
@@ -903,6 +919,18 @@ fn overlong(error: CodecError) -> CodecError {
     error
 }
 
+/// The error for a fory message of none of hydron's types.
+fn not_ours(path: &Path, e: &CodecError) -> CliError {
+    CliError {
+        class: Class::Format,
+        message: format!(
+            "{}: not a hydron fory message (Gf8Batch, E8Codes or Gf8): {e}",
+            path.display()
+        ),
+        place: Box::new(Place::of(e)),
+    }
+}
+
 /// The error for an input larger than `limit`.
 fn too_large(path: &Path, limit: u64) -> CliError {
     CliError::new(
@@ -1161,6 +1189,45 @@ mod tests {
                 CodecError::UnexpectedEnd { .. }
             ))
         ));
+    }
+
+    #[test]
+    fn the_fory_head_holds_every_messages_framing() {
+        let v = Gf8::from_scalar(1.0).unwrap();
+        let root = E8Root::new(7).unwrap();
+        let messages = [
+            fory::encode_batch(&[v; 100]),
+            fory::encode_codes(&[root; 100]),
+            fory::encode_gf8(v),
+        ];
+        assert!(fory::encode_batch(&[]).len() <= FORY_HEAD_LEN);
+        assert!(fory::encode_codes(&[]).len() <= FORY_HEAD_LEN);
+        // No cut of a real message is taken for another type's.
+        for message in &messages {
+            for cut in 0..=FORY_HEAD_LEN.min(message.len()) {
+                assert!(
+                    !matches!(
+                        decode_fory(&message[..cut], Policy::Strict),
+                        Err(ForyError::NotOurs(_))
+                    ),
+                    "{cut}"
+                );
+            }
+        }
+        // Detection keeps the head, from a pipe giving 3 bytes at a time.
+        let counted = Counted {
+            inner: Box::new(io::repeat(0)),
+            count: Arc::default(),
+        };
+        let Ok((Sniffed::Fory, stream)) = detect(BufReader::with_capacity(3, counted), 1 << 20)
+        else {
+            panic!("zeros look like a fory message");
+        };
+        assert_eq!(stream.peeked(), [0; FORY_HEAD_LEN]);
+        let Err(ForyError::NotOurs(e)) = decode_fory(stream.peeked(), Policy::Strict) else {
+            panic!("zeros are not hydron's");
+        };
+        assert_eq!(Place::of(&e).offset, Some(2));
     }
 
     #[test]

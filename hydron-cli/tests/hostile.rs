@@ -390,12 +390,15 @@ fn a_failed_report_leaves_the_output_untouched() {
 }
 
 #[test]
-fn sparse_terabyte_files_and_dev_zero_end_in_bounded_time_and_memory() {
+fn sparse_terabyte_files_end_in_bounded_time_and_memory() {
     let dir = TempDir::new().unwrap();
     let text = file::to_vec(&[Gf8::ZERO; 3], file::Format::JsonLines, Default::default()).unwrap();
     let binary = file::to_vec(&[Gf8::ZERO; 3], file::Format::Fory, Default::default()).unwrap();
+    // A fory message's whole framing (the 21 bytes of a Gf8Batch's), then
+    // zeros: read whole, so refused by its size before a byte more is read.
+    let batch = fory::encode_batch(&[Gf8::ZERO; 3]);
     for (name, start) in [
-        ("fory", &b"\x01"[..]),
+        ("fory", &batch[..21]),
         ("json", b"[["),
         ("lines", b"[1"),
         // A container's first 60 bytes, then a terabyte of zeros: the
@@ -419,16 +422,72 @@ fn sparse_terabyte_files_and_dev_zero_end_in_bounded_time_and_memory() {
         assert_eq!(code, Some(want), "{name}: {stderr}");
         assert!(started.elapsed() < Duration::from_secs(10), "{name}");
     }
+}
+
+#[test]
+fn dev_zero_is_refused_from_its_first_bytes_in_bounded_memory() {
+    // A leading zero byte looks like a fory message, which is read whole
+    // (up to --max-input-bytes, 1G by default); but a fory message's
+    // framing is fixed, and /dev/zero breaks it at byte 2. Under a 64 MiB
+    // address-space limit the tool must still give that answer (a build
+    // that reads first fails to allocate, exit 6), with the default limit.
     for command in ["validate", "inspect"] {
-        let out = hydron()
-            .args([command, "/dev/zero", "--max-input-bytes", "1M"])
-            .timeout(Duration::from_secs(20))
+        let script = format!(
+            "ulimit -v 65536 && exec {} {command} /dev/zero",
+            bin().display()
+        );
+        let out = Std::new("bash")
+            .args(["-c", &script])
+            .stdin(Stdio::null())
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(6), "{command}");
         let stderr = String::from_utf8(out.stderr).unwrap();
-        assert!(stderr.contains("--max-input-bytes"), "{stderr}");
+        assert_eq!(out.status.code(), Some(4), "{command}: {stderr}");
+        assert!(
+            stderr.contains("not a hydron fory message") && stderr.contains("byte offset 2"),
+            "{command}: {stderr}"
+        );
     }
+    let out = hydron()
+        .args(["validate", "--json", "/dev/zero"])
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&v["error"]["class"], &v["error"]["offset"]),
+        (&"format".into(), &2.into()),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_stream_of_zeros_is_refused_after_reading_little_of_it() {
+    // Zeros through a pipe on standard input: the bytes the tool accepted
+    // before it closed the pipe are counted (a build that reads the
+    // message whole takes 1 GiB).
+    let mut child = Std::new(bin())
+        .args(["validate", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = thread::spawn(move || {
+        let zeros = [0u8; 1 << 16];
+        let mut sent = 0u64;
+        // Stops when the reader is gone (a closed pipe), or at 2 GiB.
+        while sent < 2 << 30 && stdin.write_all(&zeros).is_ok() {
+            sent += zeros.len() as u64;
+        }
+        sent
+    });
+    let (code, stderr) = wait_within(child, Duration::from_secs(60));
+    let sent = writer.join().unwrap();
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(stderr.contains("byte offset 2"), "{stderr}");
+    assert!(sent < 1 << 20, "{sent} bytes read before the refusal");
 }
 
 #[test]
