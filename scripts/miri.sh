@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs hydron's targeted Miri tests: small tests of every `unsafe` block
-# (hydron-core/tests/miri.rs, hydron-codec/tests/miri.rs), in the three
-# ways the batch kernels can be dispatched. Installs Miri on the nightly
+# (hydron-core/tests/miri.rs, hydron-codec/tests/miri.rs, and the unit
+# tests named below), in the three ways the batch kernels can be
+# dispatched. scripts/check-unsafe.py checks that docs/fuzzing.md's table
+# names a test for every `unsafe` block. Installs Miri on the nightly
 # toolchain if it is missing. See docs/fuzzing.md ("Unsafe code under
 # Miri") for what is covered and the measured time.
 #
@@ -21,7 +23,7 @@ export MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance -Zmiri-symbolic-alignmen
 
 step() { printf '\n==> %s\n' "$*"; }
 miri() {
-  step "${RUSTFLAGS:+RUSTFLAGS=\"$RUSTFLAGS\" }cargo +$toolchain miri test $*"
+  step "${RUSTFLAGS:+RUSTFLAGS=\"$RUSTFLAGS\" }MIRIFLAGS=\"$MIRIFLAGS\" cargo +$toolchain miri test $*"
   cargo +"$toolchain" miri test "$@"
 }
 
@@ -31,6 +33,18 @@ miri -p hydron-codec --features fory --test miri
 # The Parquet fast path's SSE2 byte-stream-split interleave (the only
 # `unsafe` in the Parquet code): its unit test alone.
 miri -p hydron-codec --features parquet --lib parquet::fast::tests::unsplit
+# The parallel `file::load` (`file/parallel.rs`: `pread` into the output's
+# uninitialized capacity, its `[f32; 8]` view, `set_len`): its unit tests
+# with small sizes, on real files (so without isolation). On one thread
+# under the flags above; then across rayon's pool under Tree Borrows, with
+# permissive provenance and no leak check, which rayon's crossbeam-epoch
+# needs (it breaks Stacked Borrows and strict provenance, and never frees
+# its global collector).
+codec_parallel=(-p hydron-codec --features fory-messages,parallel --lib)
+MIRIFLAGS="$MIRIFLAGS -Zmiri-disable-isolation" \
+  miri "${codec_parallel[@]}" file::parallel::tests::small_pieces
+MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks -Zmiri-symbolic-alignment-check -Zmiri-disable-isolation" \
+  miri "${codec_parallel[@]}" file::parallel::tests::small_sizes
 
 # 2. With `simd`: under Miri, runtime CPU detection finds nothing, so the
 #    dispatch picks the portable (`wide`) backend.

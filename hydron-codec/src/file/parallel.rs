@@ -34,16 +34,39 @@ use super::binary::{check_chunk_frame, check_header, trailer_counts};
 use super::binary::{BLOCK_LEN, FRAME_LEN, HEADER_LEN};
 use crate::Policy;
 
-/// Files with fewer bytes of vectors than this are read on one thread:
-/// below it, handing the work to the pool costs about what it saves.
-const MIN_VECTOR_BYTES: u64 = hydron_core::huge::MIN_HUGE_BYTES as u64;
-/// Vectors per piece of work: 1 MiB of coordinates, so that a chunk of the
-/// default size (65,536 vectors) is two pieces and 1M vectors are 32.
-const PIECE_VECTORS: u32 = 32 * 1024;
-/// Files whose chunks hold fewer vectors than this on average are read
-/// on one thread: the frames are read one by one before the coordinates,
-/// three small reads per chunk, which would cost more than they save.
-const MIN_MEAN_CHUNK_VECTORS: u64 = 1024;
+/// The sizes that decide whether and how a file is read across the pool.
+/// [`Sizes::DEFAULT`] is what [`load`] uses; the unit tests also run the
+/// path with small ones, so that Miri (`scripts/miri.sh`) can check its
+/// `unsafe` code on a file of a few vectors, every piece and block the same
+/// as in a large file.
+#[derive(Clone, Copy, Debug)]
+struct Sizes {
+    /// Files with fewer bytes of vectors than this are read on one thread:
+    /// below it, handing the work to the pool costs about what it saves.
+    min_vector_bytes: u64,
+    /// Vectors per piece of work.
+    piece_vectors: u32,
+    /// Files whose chunks hold fewer vectors than this on average are read
+    /// on one thread: the frames are read one by one before the
+    /// coordinates, three small reads per chunk, which would cost more than
+    /// they save.
+    min_mean_chunk_vectors: u64,
+    /// Vectors read (and checksummed) at a time within a piece.
+    block_vectors: usize,
+}
+
+impl Sizes {
+    /// From 4 MiB of vectors ([`MIN_HUGE_BYTES`](hydron_core::huge::MIN_HUGE_BYTES));
+    /// pieces of 1 MiB of coordinates, so that a chunk of the default size
+    /// (65,536 vectors) is two pieces and 1M vectors are 32; chunks of at
+    /// least 1,024 vectors on average; blocks of [`BLOCK_LEN`] bytes.
+    const DEFAULT: Sizes = Sizes {
+        min_vector_bytes: hydron_core::huge::MIN_HUGE_BYTES as u64,
+        piece_vectors: 32 * 1024,
+        min_mean_chunk_vectors: 1024,
+        block_vectors: BLOCK_LEN / 32,
+    };
+}
 
 /// A chunk whose frame and fory framing have been read and checked.
 struct Chunk {
@@ -57,7 +80,7 @@ struct Chunk {
     pieces: Range<usize>,
 }
 
-/// Up to [`PIECE_VECTORS`] consecutive vectors of one chunk.
+/// Up to [`Sizes::piece_vectors`] consecutive vectors of one chunk.
 struct Piece {
     /// Where its coordinates start in the file.
     at: u64,
@@ -67,7 +90,18 @@ struct Piece {
 /// The vectors of the container in `file`, read across rayon's pool, or
 /// `None` when the serial reader must read it (see the module docs).
 pub(crate) fn load(file: &File, policy: Policy) -> Option<Vec<Gf8>> {
-    let (chunks, pieces, vectors) = scan(file)?;
+    load_with(file, policy, Sizes::DEFAULT)
+}
+
+/// [`load`] with these sizes.
+#[inline]
+fn load_with(file: &File, policy: Policy, sizes: Sizes) -> Option<Vec<Gf8>> {
+    let ends = scan_ends(file, sizes)?;
+    // Only now, for a large file, ask for the pool (which starts it).
+    if rayon::current_num_threads() < 2 {
+        return None;
+    }
+    let (chunks, pieces, vectors) = scan_chunks(file, &ends, sizes)?;
     // Prove the chunks that hold the first half, keeping nothing.
     let half = vectors.div_ceil(2);
     let proving_chunks = chunks
@@ -80,7 +114,7 @@ pub(crate) fn load(file: &File, policy: Policy) -> Option<Vec<Gf8>> {
         .take_while(|&start| start < half)
         .count();
     let proving_pieces = chunks[proving_chunks - 1].pieces.end;
-    let sums = read_pieces(file, &pieces[..proving_pieces], None, policy)?;
+    let sums = read_pieces(file, &pieces[..proving_pieces], None, policy, sizes)?;
     if !checksums_match(&chunks[..proving_chunks], &sums) {
         return None;
     }
@@ -94,6 +128,7 @@ pub(crate) fn load(file: &File, policy: Policy) -> Option<Vec<Gf8>> {
         &pieces,
         Some(&mut out.spare_capacity_mut()[..n]),
         policy,
+        sizes,
     )?;
     if !checksums_match(&chunks, &sums) {
         return None;
@@ -106,10 +141,21 @@ pub(crate) fn load(file: &File, policy: Policy) -> Option<Vec<Gf8>> {
     Some(out)
 }
 
-/// Reads and checks the header, the trailer and every chunk's frame and
-/// fory framing: the chunks, their pieces and the number of vectors, for
-/// a file this path takes on.
-fn scan(file: &File) -> Option<(Vec<Chunk>, Vec<Piece>, u64)> {
+/// What the header and the trailer of a file this path takes on say.
+#[derive(Clone, Copy)]
+struct Ends {
+    /// Where the trailer starts.
+    trailer_at: u64,
+    /// The header's largest chunk.
+    max_chunk_vectors: u32,
+    /// The trailer's counts.
+    chunk_count: u64,
+    vectors: u64,
+}
+
+/// Reads and checks the header and the trailer: `None` unless the file is
+/// one this path takes on (large enough, in chunks large enough).
+fn scan_ends(file: &File, sizes: Sizes) -> Option<Ends> {
     let meta = file.metadata().ok()?;
     if !meta.is_file() {
         return None;
@@ -121,16 +167,29 @@ fn scan(file: &File) -> Option<(Vec<Chunk>, Vec<Piece>, u64)> {
     let mut trailer = [0u8; FRAME_LEN];
     file.read_exact_at(&mut trailer, trailer_at).ok()?;
     let (chunk_count, vectors) = trailer_counts(&trailer)?;
-    if vectors.saturating_mul(32) < MIN_VECTOR_BYTES
+    if vectors.saturating_mul(32) < sizes.min_vector_bytes
         || vectors > trailer_at / 32
-        || chunk_count.saturating_mul(MIN_MEAN_CHUNK_VECTORS) > vectors
+        || chunk_count.saturating_mul(sizes.min_mean_chunk_vectors) > vectors
     {
         return None;
     }
-    // Only now, for a large file, ask for the pool (which starts it).
-    if rayon::current_num_threads() < 2 {
-        return None;
-    }
+    Some(Ends {
+        trailer_at,
+        max_chunk_vectors,
+        chunk_count,
+        vectors,
+    })
+}
+
+/// Reads and checks every chunk's frame and fory framing after
+/// [`scan_ends`]: the chunks, their pieces and the number of vectors.
+fn scan_chunks(file: &File, ends: &Ends, sizes: Sizes) -> Option<(Vec<Chunk>, Vec<Piece>, u64)> {
+    let Ends {
+        trailer_at,
+        max_chunk_vectors,
+        chunk_count,
+        vectors,
+    } = *ends;
     let mut chunks = Vec::new();
     let mut pieces = Vec::new();
     let mut head = Vec::new();
@@ -158,7 +217,7 @@ fn scan(file: &File) -> Option<(Vec<Chunk>, Vec<Piece>, u64)> {
         let first_piece = pieces.len();
         let mut left = chunk.count;
         while left > 0 {
-            let take = left.min(PIECE_VECTORS);
+            let take = left.min(sizes.piece_vectors);
             pieces.push(Piece { at, vectors: take });
             at += 32 * u64::from(take);
             left -= take;
@@ -187,6 +246,7 @@ fn read_pieces(
     pieces: &[Piece],
     out: Option<&mut [MaybeUninit<Gf8>]>,
     policy: Policy,
+    sizes: Sizes,
 ) -> Option<Vec<Hasher>> {
     let mut work = Vec::with_capacity(pieces.len());
     let mut rest = out;
@@ -203,8 +263,8 @@ fn read_pieces(
     }
     work.into_par_iter()
         .map_init(
-            || vec![0u8; BLOCK_LEN],
-            |buffer, (piece, slots)| read_piece(file, piece, slots, policy, buffer),
+            || vec![0u8; 32 * sizes.block_vectors],
+            |buffer, (piece, slots)| read_piece(file, piece, slots, policy, sizes, buffer),
         )
         .collect()
 }
@@ -219,13 +279,14 @@ fn read_piece(
     piece: &Piece,
     mut slots: Option<&mut [MaybeUninit<Gf8>]>,
     policy: Policy,
+    sizes: Sizes,
     buffer: &mut [u8],
 ) -> Option<Hasher> {
     let mut hasher = Hasher::new();
     let vectors = piece.vectors as usize;
     let mut done = 0;
     while done < vectors {
-        let take = (vectors - done).min(BLOCK_LEN / 32);
+        let take = (vectors - done).min(sizes.block_vectors);
         let at = piece.at + 32 * done as u64;
         match slots.as_deref_mut() {
             None => {
@@ -254,8 +315,12 @@ fn read_vectors_at<'a>(
     slots: &'a mut [MaybeUninit<Gf8>],
     at: u64,
 ) -> Option<&'a mut [[f32; 8]]> {
+    // The length is taken before the pointer: `slots` is not used again,
+    // since reading it (even its length) after `as_mut_ptr` would make the
+    // pointer read-only under Tree Borrows (Miri found this).
+    let count = slots.len();
+    let len = 32 * count;
     let ptr = slots.as_mut_ptr().cast::<u8>();
-    let len = 32 * slots.len();
     let mut filled = 0;
     while filled < len {
         let offset = libc::off_t::try_from(at + filled as u64).ok()?;
@@ -281,7 +346,7 @@ fn read_vectors_at<'a>(
     // `[f32; 8]` has the size and alignment of `Gf8` (a `repr(C)` wrapper of
     // it) and every bit pattern is a valid `[f32; 8]`; the borrow of
     // `slots` is handed on, so nothing else aliases it.
-    Some(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<[f32; 8]>(), slots.len()) })
+    Some(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<[f32; 8]>(), count) })
 }
 
 /// Whether each chunk's stored checksum is the CRC-32 of its frame header,
@@ -329,6 +394,125 @@ mod tests {
 
     fn fast(path: &Path, policy: Policy) -> Option<Vec<Gf8>> {
         load(&File::open(path).unwrap(), policy)
+    }
+
+    /// Sizes small enough for Miri: from 40 vectors on, pieces of 16
+    /// vectors read 5 at a time, chunks of at least 4 vectors on average.
+    const SMALL: Sizes = Sizes {
+        min_vector_bytes: 32 * 40,
+        piece_vectors: 16,
+        min_mean_chunk_vectors: 4,
+        block_vectors: 5,
+    };
+
+    /// A pool of two threads: the path needs two, and Miri offers one CPU.
+    fn two_threads() -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+    }
+
+    /// [`load_with`] the small sizes in `pool`.
+    fn fast_small(pool: &rayon::ThreadPool, path: &Path, policy: Policy) -> Option<Vec<Gf8>> {
+        let file = File::open(path).unwrap();
+        pool.install(|| load_with(&file, policy, SMALL))
+    }
+
+    /// The Miri test of this module's `unsafe` code across the pool
+    /// (`scripts/miri.sh` runs it under Tree Borrows: rayon's
+    /// crossbeam-epoch breaks Stacked Borrows and strict provenance):
+    /// `pread` into the output's uninitialized spare capacity, the `[f32;
+    /// 8]` view of what it wrote, and `set_len` once every slot is written;
+    /// with chunks smaller than a piece, of a piece, of a piece and a part,
+    /// and of everything; a vector that `Strict` refuses after part of the
+    /// output is written, and one `Renormalize` fixes; a damaged coordinate
+    /// in the half that is not proven first (found only after the whole
+    /// output is written).
+    #[test]
+    fn small_sizes_across_the_pool_read_every_piece_into_the_output() {
+        let pool = two_threads();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.hyd");
+        let mut vs = vectors(61);
+        vs[45] = Gf8::new_unchecked(vs[45].scale(2.0));
+        for chunk_vectors in [7, 16, 64, 21] {
+            save(&path, &vs, chunk_vectors);
+            let trusted = fast_small(&pool, &path, Policy::Trusted).expect("the fast path");
+            assert!(trusted == vs, "chunks of {chunk_vectors}");
+        }
+        // (Each load takes seconds under Miri: the policies on one layout.)
+        let fixed = fast_small(&pool, &path, Policy::Renormalize).expect("the fast path");
+        assert_eq!(
+            fixed,
+            Policy::Renormalize
+                .apply(Gf8::slice_as_arrays(&vs).to_vec())
+                .unwrap()
+        );
+        assert!(fast_small(&pool, &path, Policy::Strict).is_none());
+        let unit: Vec<Gf8> = vs
+            .iter()
+            .map(|v| Gf8::normalize(v.to_array()).unwrap())
+            .collect();
+        save(&path, &unit, 16);
+        assert!(fast_small(&pool, &path, Policy::Strict).expect("the fast path") == unit);
+        // A coordinate of vector 50 (chunk 3, read only into the output).
+        let mut bad = std::fs::read(&path).unwrap();
+        let at = bad.len() - FRAME_LEN - 4 - 11 * 32 + 5;
+        bad[at] ^= 0x01;
+        std::fs::write(&path, &bad).unwrap();
+        assert!(fast_small(&pool, &path, Policy::Trusted).is_none());
+        // Fewer vectors than the small sizes' minimum: the serial reader's.
+        save(&path, &unit[..39], 16);
+        assert!(fast_small(&pool, &path, Policy::Trusted).is_none());
+        save(&path, &unit[..40], 16);
+        assert!(fast_small(&pool, &path, Policy::Trusted).is_some());
+    }
+
+    /// The same reads on this thread, without the pool, so that Miri checks
+    /// `read_vectors_at`'s `pread` into uninitialized slots and its `[f32;
+    /// 8]` view under its default rules (Stacked Borrows) and strict
+    /// provenance: every piece of a small file read block by block into
+    /// one output's spare capacity, the checksums matching, and the view
+    /// of each block holding the saved coordinates.
+    #[test]
+    fn small_pieces_on_one_thread_read_into_uninitialized_slots() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.hyd");
+        let vs = vectors(45);
+        save(&path, &vs, 21);
+        let file = File::open(&path).unwrap();
+        let ends = scan_ends(&file, SMALL).expect("a file the path takes");
+        let (chunks, pieces, n) = scan_chunks(&file, &ends, SMALL).unwrap();
+        assert_eq!((chunks.len(), pieces.len(), n), (3, 5, 45));
+        let mut out: Vec<Gf8> = Vec::with_capacity(45);
+        let mut slots = &mut out.spare_capacity_mut()[..];
+        let mut sums = Vec::new();
+        let mut buffer = vec![0u8; 32 * SMALL.block_vectors];
+        let mut first = 0;
+        for piece in &pieces {
+            let (mine, later) = slots.split_at_mut(piece.vectors as usize);
+            sums.push(
+                read_piece(
+                    &file,
+                    piece,
+                    Some(&mut *mine),
+                    Policy::Strict,
+                    SMALL,
+                    &mut buffer,
+                )
+                .unwrap(),
+            );
+            // The view `read_vectors_at` gives of slots it has filled.
+            let arrays = read_vectors_at(&file, &mut mine[..3], piece.at).unwrap();
+            assert_eq!(arrays, Gf8::slice_as_arrays(&vs[first..first + 3]));
+            first += piece.vectors as usize;
+            slots = later;
+        }
+        assert!(checksums_match(&chunks, &sums));
+        // A read past the end of the file stops at once.
+        let end = std::fs::metadata(&path).unwrap().len();
+        assert!(read_vectors_at(&file, &mut out.spare_capacity_mut()[..2], end - 40).is_none());
     }
 
     #[test]
