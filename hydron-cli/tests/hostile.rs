@@ -25,6 +25,8 @@ use hydron_codec::{file, fory, json, Policy};
 use hydron_core::{E8Root, Gf8};
 use tempfile::TempDir;
 
+mod common;
+
 /// The binary under test: this build's, or `HYDRON_TEST_BIN` (to show
 /// that an older build fails these tests).
 fn bin() -> PathBuf {
@@ -264,23 +266,25 @@ fn devices_and_fifos_at_the_output_are_written_not_replaced() {
     // renamed a file over the FIFO and left the reader waiting: the
     // reader's answer is awaited with a time limit.)
     converts_into_a_fifo(dir.path(), &input, "json");
-    // The real /dev/null is not used here: a build with this bug would
-    // replace it, as root.
-    // A character device made here (as root only).
-    if is_root() {
+    // A character device: as root, one made here (a build with this bug
+    // would replace the real /dev/null as root); otherwise a link to
+    // /dev/null, which such a build cannot replace without root (it fails
+    // to create its temporary file in /dev), so the test still catches it.
+    let dev = if is_root() {
         let dev = dir.path().join("nulldev");
         let made = Std::new("mknod").arg(&dev).args(["c", "1", "3"]).status();
-        if made.is_ok_and(|s| s.success()) {
-            hydron()
-                .args(["convert", s(&input), s(&dev), "--to", "json"])
-                .assert()
-                .success();
-            assert!(fs::symlink_metadata(&dev)
-                .unwrap()
-                .file_type()
-                .is_char_device());
-        }
-    }
+        assert!(made.is_ok_and(|s| s.success()), "mknod as root");
+        dev
+    } else {
+        let link = dir.path().join("null-link");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        link
+    };
+    hydron()
+        .args(["convert", s(&input), s(&dev), "--to", "json"])
+        .assert()
+        .success();
+    assert!(fs::metadata(&dev).unwrap().file_type().is_char_device());
     let names = listing(dir.path());
     assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
 }
@@ -727,7 +731,7 @@ fn inspect_names_the_form_of_a_codes_message_with_a_bad_code() {
 /// 32-byte vectors only one chunk at a time.
 #[test]
 fn a_codes_input_is_expanded_chunk_by_chunk() {
-    if !Path::new("/usr/bin/time").exists() {
+    if !common::have_gnu_time() {
         return;
     }
     let dir = TempDir::new().unwrap();
@@ -1009,7 +1013,7 @@ fn a_closed_pipe_ends_a_parquet_output_quietly() {
 /// the file.
 #[test]
 fn a_parquet_file_is_read_row_group_by_row_group() {
-    if !Path::new("/usr/bin/time").exists() {
+    if !common::have_gnu_time() {
         return;
     }
     let dir = TempDir::new().unwrap();

@@ -359,7 +359,13 @@ mod tests {
             PathBuf::from(format!("/proc/self/fd/{}", held.as_raw_fd()))
         };
         if !proc_path.exists() {
-            return; // no /proc here
+            // The HYDRON_REQUIRE_ALL convention (as hydron-cli/tests/common).
+            let what = "/proc/self/fd (a mounted procfs)";
+            if std::env::var_os("HYDRON_REQUIRE_ALL").is_some_and(|v| v == "1") {
+                panic!("precondition missing (HYDRON_REQUIRE_ALL=1 makes this a failure): {what}");
+            }
+            eprintln!("SKIPPED (precondition): {what}");
+            return;
         }
         assert!(matches!(
             Destination::of(&proc_path),

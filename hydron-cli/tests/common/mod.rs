@@ -34,3 +34,29 @@ pub fn listing(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// Whether a test's precondition holds (a tool, root, a file system
+/// feature), by the project's convention: if it does not and
+/// `HYDRON_REQUIRE_ALL=1` is set, the test fails naming what is missing;
+/// otherwise it says so loudly on standard error and the caller returns.
+///
+/// `if !precondition(Path::new("/usr/bin/time").exists(), "/usr/bin/time") { return; }`
+pub fn precondition(holds: bool, what: &str) -> bool {
+    if holds {
+        return true;
+    }
+    if std::env::var_os("HYDRON_REQUIRE_ALL").is_some_and(|v| v == "1") {
+        panic!("precondition missing (HYDRON_REQUIRE_ALL=1 makes this a failure): {what}");
+    }
+    eprintln!("SKIPPED (precondition): {what}");
+    false
+}
+
+/// GNU time at `/usr/bin/time`, which reports a command's peak memory
+/// (`-f %M`, in KiB); `false` (see [`precondition`]) if it is missing.
+pub fn have_gnu_time() -> bool {
+    precondition(
+        Path::new("/usr/bin/time").exists(),
+        "/usr/bin/time (GNU time, to measure peak memory; apt-get install time)",
+    )
+}
