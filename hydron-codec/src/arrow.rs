@@ -301,7 +301,8 @@ fn null_row(nulls: &NullBuffer, first_row: u64) -> CodecError {
 }
 
 /// The values of a list whose rows all hold 8 values, and the index of the
-/// first one; checks every offset.
+/// first one; checks every offset, naming the first row whose offsets are
+/// wrong: below zero, decreasing, past the values, or not 8 apart.
 fn list_values<O: OffsetSizeTrait>(
     list: &arrow_array::GenericListArray<O>,
     first_row: u64,
@@ -312,13 +313,24 @@ fn list_values<O: OffsetSizeTrait>(
         row: first_row + row as u64,
         detail,
     };
-    let start = offsets.first().map_or(0, |o| o.as_usize());
     let mut previous = offsets.first().copied().unwrap_or_default();
+    if previous < O::zero() {
+        return Err(bad(
+            0,
+            format!("the first offset {previous:?} is below zero"),
+        ));
+    }
     for (row, &next) in offsets.iter().skip(1).enumerate() {
-        let length = next.as_usize() as i64 - previous.as_usize() as i64;
         if next < previous {
             return Err(bad(row, format!("offset {next:?} is before {previous:?}")));
         }
+        if next.as_usize() > values_len {
+            return Err(bad(
+                row,
+                format!("the row ends at value {next:?}, past the {values_len} values"),
+            ));
+        }
+        let length = next.as_usize() as i64 - previous.as_usize() as i64;
         if length != 8 {
             return Err(CodecError::WrongRowLength {
                 row: first_row + row as u64,
@@ -327,13 +339,33 @@ fn list_values<O: OffsetSizeTrait>(
         }
         previous = next;
     }
-    if previous.as_usize() > values_len || previous < O::zero() {
-        return Err(bad(
-            list.len().saturating_sub(1),
-            format!("the offsets end at {previous:?}, past the {values_len} values"),
-        ));
-    }
+    let start = offsets.first().map_or(0, |o| o.as_usize());
     Ok((list.values(), start))
+}
+
+/// Checks the offsets of a `List` or `LargeList` column (`Ok` for any other
+/// type) as [`vector_values`] reads them, naming the row (counted from
+/// `first_row`): for data imported through the C data interface, before
+/// arrow-rs's `validate_full`, whose error names no row. The offsets and
+/// the values' length are read as the array declares them; nothing else
+/// of the layout is trusted.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow_array::{types::Float32Type, ListArray};
+/// use hydron_codec::{arrow, CodecError};
+///
+/// let list = ListArray::from_iter_primitive::<Float32Type, _, _>([Some(vec![Some(0.5f32); 7])]);
+/// let err = arrow::check_offsets(&list, 40).unwrap_err();
+/// assert!(matches!(err, CodecError::WrongRowLength { row: 40, length: 7 }));
+/// # Ok::<(), CodecError>(())
+/// ```
+pub fn check_offsets(array: &dyn Array, first_row: u64) -> Result<(), CodecError> {
+    match array.data_type() {
+        DataType::List(_) => list_values(array.as_list::<i32>(), first_row).map(drop),
+        DataType::LargeList(_) => list_values(array.as_list::<i64>(), first_row).map(drop),
+        _ => Ok(()),
+    }
 }
 
 /// The vectors of an Arrow column (as [`vector_values`] reads them),

@@ -253,11 +253,16 @@ fn columns(
             _ => (chunks, field.name().clone()),
         },
     };
+    let mut first_row = 0u64;
     for chunk in &chunks {
+        // List offsets first, so that an error names the row (arrow-rs's
+        // does not).
+        harrow::check_offsets(chunk.as_ref(), first_row).map_err(|e| codec_error(py, e))?;
         chunk
             .to_data()
             .validate_full()
             .map_err(|e| codec_error(py, CodecError::Arrow(e)))?;
+        first_row += chunk.len() as u64;
     }
     Ok((chunks, name))
 }
@@ -284,8 +289,9 @@ fn listed(schema: &Schema) -> String {
 /// Raises
 /// ------
 /// InvalidVectorError
-///     A vector the policy rejects, a null row or coordinate, or a row of
-///     another length than 8 (``.index`` is the row).
+///     A vector the policy rejects, a null row or coordinate, a row of
+///     another length than 8, or list offsets that lie (below zero,
+///     decreasing, past the values): ``.index`` is the row.
 /// FormatError
 ///     No such column, or a column of another type (float64, integers).
 /// TypeError

@@ -317,7 +317,15 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
             ],
         ),
         #[cfg(feature = "arrow")]
-        CodecError::BadOffsets { detail, .. } => corrupt(py, message, None, None, detail),
+        CodecError::BadOffsets { row, detail } => raise(
+            py,
+            "InvalidVectorError",
+            message,
+            &[
+                ("index", int(py, *row)),
+                ("reason", text(py, detail.clone())),
+            ],
+        ),
         #[cfg(feature = "parquet")]
         CodecError::Parquet { row_group, error } => {
             corrupt(py, message, *row_group, None, &error.to_string())

@@ -670,8 +670,9 @@ def from_arrow(source: Any, *, column: str | None = None,
     Raises
     ------
     InvalidVectorError
-        A vector the policy rejects, a null row or coordinate, or a row of
-        another length than 8 (``.index`` is the row).
+        A vector the policy rejects, a null row or coordinate, a row of
+        another length than 8, or list offsets that lie (below zero,
+        decreasing, past the values): ``.index`` is the row.
     FormatError
         No such column, or a column of another type (float64, integers).
     TypeError

@@ -24,9 +24,9 @@ the chunk, the line.
     (``hydron.FEATURES`` lists what it has).
 
     ``InvalidVectorError``: a vector the policy rejects (NaN, infinity, not of
-    unit norm), an E8 code out of range, or an Arrow/Parquet row that is null
-    or does not hold 8 values; names the vector (row) index and the
-    coordinate, norm or code.
+    unit norm), an E8 code out of range, or an Arrow/Parquet row that is null,
+    does not hold 8 values or whose list offsets lie; names the vector (row)
+    index and the coordinate, norm or code.
 
 I/O failures (a missing file, a directory that cannot be written) are the
 built-in ``OSError`` subclasses (``FileNotFoundError``, ...), with the path.
