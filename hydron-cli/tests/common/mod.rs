@@ -4,9 +4,17 @@
 #![allow(dead_code)]
 
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command as Std, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
+use hydron_codec::file::{FileOptions, FileWriter, Format};
+use hydron_codec::{json, Policy};
+use hydron_core::Gf8;
+use tempfile::TempDir;
 
 /// The binary under test: this build's, or `HYDRON_TEST_BIN` (to show
 /// that an older build fails these tests).
@@ -59,4 +67,160 @@ pub fn have_gnu_time() -> bool {
         Path::new("/usr/bin/time").exists(),
         "/usr/bin/time (GNU time, to measure peak memory; apt-get install time)",
     )
+}
+
+/// Runs `hydron gen N name --seed 7 [--format f] [--chunk-vectors c]` (the
+/// chunk size for the container forms only).
+pub fn gen(dir: &Path, n: u64, name: &str, format: &str, chunk: Option<u32>) -> PathBuf {
+    let path = dir.join(name);
+    let mut cmd = hydron();
+    cmd.args(["gen", &n.to_string()])
+        .arg(&path)
+        .args(["--seed", "7", "--format", format]);
+    // (Only container forms have chunks; elsewhere the option is refused.)
+    if let Some(c) = chunk.filter(|_| matches!(format, "fory" | "jsonl")) {
+        cmd.args(["--chunk-vectors", &c.to_string()]);
+    }
+    cmd.assert().success().stderr("");
+    path
+}
+
+/// The output of a failed run: checks the exit code and that stderr is
+/// exactly one `hydron: error:` line (no panic, no backtrace); returns it.
+pub fn fails(cmd: &mut Command, code: i32) -> String {
+    let out = cmd.assert().code(code).get_output().clone();
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8 stderr");
+    assert_eq!(stderr.lines().count(), 1, "one line of stderr: {stderr:?}");
+    assert!(stderr.starts_with("hydron: error: "), "{stderr:?}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("internal error"),
+        "{stderr:?}"
+    );
+    stderr
+}
+
+pub fn stdout_json(cmd: &mut Command) -> serde_json::Value {
+    let out = cmd.output().expect("run hydron");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+pub fn unit(coords: [f32; 8]) -> Gf8 {
+    Gf8::normalize(coords).unwrap()
+}
+
+/// A binary container of `vectors` with `chunk` vectors per chunk, written
+/// without checks (so it may hold invalid vectors).
+pub fn container(dir: &Path, name: &str, vectors: &[Gf8], format: Format, chunk: u32) -> PathBuf {
+    let path = dir.join(name);
+    let mut w = FileWriter::create(&path, format, FileOptions::new().chunk_vectors(chunk)).unwrap();
+    w.write(vectors).unwrap();
+    w.finish().unwrap();
+    path
+}
+
+pub fn spawn(args: &[&str]) -> Child {
+    Std::new(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The vectors of the file at `path` (any form), read by `hydron convert`.
+pub fn vectors_of(path: &Path) -> Vec<Gf8> {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("v.json");
+    hydron()
+        .args(["convert", s(path), s(&out), "--to", "json"])
+        .assert()
+        .success();
+    json::from_slice(&fs::read(out).unwrap(), Policy::Strict).unwrap()
+}
+
+pub fn mkfifo(path: &Path) {
+    assert!(Std::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+pub fn is_root() -> bool {
+    Std::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
+
+pub fn signal(child: &Child, name: &str) {
+    let sent = Std::new("kill")
+        .arg(format!("-{name}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// Waits for `child` at most `limit`; kills it (and fails) if it is still
+/// running then. Returns its exit code and stderr.
+pub fn wait_within(mut child: Child, limit: Duration) -> (Option<i32>, String) {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut stderr)
+                .unwrap();
+            return (status.code(), stderr);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running after {limit:?}");
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// `hydron convert INPUT out.fifo --to FORM` into a FIFO in `dir` read by
+/// another thread: the reader gets exactly what a conversion into a file
+/// holds, and the FIFO stays a FIFO. Returns the FIFO and those bytes.
+#[cfg(unix)]
+pub fn converts_into_a_fifo(dir: &Path, input: &Path, form: &str) -> (PathBuf, Vec<u8>) {
+    use std::fs::File;
+    use std::os::unix::fs::FileTypeExt;
+    let expected = {
+        let out = dir.join(format!("expected.{form}"));
+        hydron()
+            .args(["convert", s(input), s(&out), "--to", form])
+            .assert()
+            .success();
+        fs::read(out).unwrap()
+    };
+    let fifo = dir.join("out.fifo");
+    mkfifo(&fifo);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    {
+        let fifo = fifo.clone();
+        thread::spawn(move || {
+            let mut data = Vec::new();
+            File::open(fifo).unwrap().read_to_end(&mut data).unwrap();
+            let _ = sender.send(data);
+        });
+    }
+    hydron()
+        .args(["convert", s(input), s(&fifo), "--to", form])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success();
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    let data = receiver.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(data, expected);
+    (fifo, expected)
 }

@@ -1,0 +1,154 @@
+//! Parquet inputs: a regular file read by path, row group by row group;
+//! anything else (a pipe, standard input) read whole and decoded from
+//! memory the same way. The vector column is read if there is one, else
+//! the E8 code column.
+
+use std::path::Path;
+
+use hydron_codec::parquet::{ParquetReadOptions, ParquetReader};
+use hydron_codec::{CodecError, Policy};
+
+use super::sniff::Stream;
+use super::{read_whole, Kind, Source, CHUNK};
+use crate::error::{Class, CliError};
+
+/// What [`Input::parquet_info`] gives.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ParquetInfo {
+    /// The rows the footer claims (checked as they are read).
+    pub claimed_vectors: u64,
+    /// Row groups.
+    pub row_groups: u64,
+    /// The name of the column read.
+    pub column: String,
+    /// Its Arrow type, as arrow-rs names it.
+    pub column_type: String,
+    /// Whether the file holds hydron's row group checksums.
+    pub hydron_checksums: bool,
+}
+
+/// Opens a Parquet input: a regular file by path (read row group by row
+/// group; the stream that found it is dropped), anything else read whole,
+/// at most `limit` bytes. The vector column is read if there is one, else
+/// the code column; if neither, the vector column's error is the answer.
+pub(super) fn open_parquet(
+    path: &Path,
+    stream: Stream,
+    policy: Policy,
+    limit: u64,
+    size: Option<u64>,
+) -> Result<(Kind, Source), CliError> {
+    let options = ParquetReadOptions::new().batch_vectors(CHUNK);
+    if size.is_some() && path.as_os_str() != "-" {
+        drop(stream);
+        finish_parquet(
+            path,
+            ParquetReader::open_with(path, policy, options),
+            || ParquetReader::open_codes(path),
+        )
+    } else {
+        // Cheap clones: the readers share the one buffer.
+        let data = bytes::Bytes::from(read_whole(path, stream, limit, size)?);
+        finish_parquet(
+            path,
+            ParquetReader::from_bytes(data.clone(), policy, options),
+            || ParquetReader::codes_from_bytes(data.clone()),
+        )
+    }
+}
+
+/// The source of a Parquet input from its vector reader, or, when it has no
+/// vector column, its code reader. A file that is Parquet but cannot be
+/// read (malformed, another column type) keeps its form, and its error is
+/// reported by the first read, so `inspect` names the form; failing to
+/// read the file at all is an error now.
+fn finish_parquet(
+    path: &Path,
+    vectors: Result<ParquetReader, CodecError>,
+    codes: impl Fn() -> Result<ParquetReader, CodecError>,
+) -> Result<(Kind, Source), CliError> {
+    match open_column(path, vectors, codes) {
+        Err(e) if !matches!(e.class, Class::Io | Class::BrokenPipe) => {
+            Ok((Kind::Parquet, Source::Failed(Some(e))))
+        }
+        result => result,
+    }
+}
+
+fn open_column(
+    path: &Path,
+    vectors: Result<ParquetReader, CodecError>,
+    codes: impl Fn() -> Result<ParquetReader, CodecError>,
+) -> Result<(Kind, Source), CliError> {
+    let codec = |e: CodecError| CliError::codec(path, &e);
+    match vectors {
+        Ok(reader) => Ok((
+            Kind::Parquet,
+            Source::Parquet {
+                reader: Box::new(reader),
+                codes: None,
+            },
+        )),
+        Err(e) if is_missing_column(&e) => match codes() {
+            Ok(reader) => Ok((
+                Kind::ParquetCodes,
+                Source::Parquet {
+                    reader: Box::new(reader),
+                    codes: Some(Vec::new()),
+                },
+            )),
+            // Neither column: the vector column's error says what is there.
+            Err(other) if is_missing_column(&other) => Err(codec(e)),
+            Err(other) => Err(codec(other)),
+        },
+        Err(e) => Err(codec(e)),
+    }
+}
+
+/// Whether `error` is "no vector (or code) column".
+fn is_missing_column(error: &CodecError) -> bool {
+    match error {
+        CodecError::InFile { error, .. } => is_missing_column(error),
+        CodecError::MissingColumn { .. } => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Input;
+    use super::*;
+    use hydron_core::{E8Root, Gf8};
+
+    #[test]
+    fn parquet_vectors_and_codes_are_read_by_row_group() {
+        use hydron_codec::parquet::{save, save_codes, ParquetOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let n = CHUNK + 100;
+        let roots: Vec<E8Root> = (0..n)
+            .map(|i| E8Root::new((i % 240) as u8).unwrap())
+            .collect();
+        let vectors: Vec<Gf8> = roots.iter().map(|r| r.to_gf8()).collect();
+        let options = ParquetOptions::new().row_group_vectors(CHUNK / 2);
+        let path = dir.path().join("v.parquet");
+        save(&path, &vectors, options).unwrap();
+        let codes_path = dir.path().join("c.parquet");
+        save_codes(&codes_path, &roots, options).unwrap();
+        for (path, kind) in [(path, Kind::Parquet), (codes_path, Kind::ParquetCodes)] {
+            let mut input = Input::open(&path, Policy::Strict, 1000).unwrap();
+            assert_eq!(input.kind(), kind);
+            let info = input.parquet_info().unwrap();
+            assert_eq!((info.claimed_vectors, info.row_groups), (n as u64, 3));
+            assert_eq!(input.expected_vectors(), Some(n as u64));
+            let mut buf = Vec::new();
+            let mut lens = Vec::new();
+            while let Some(chunk) = input.read_chunk(&mut buf).unwrap() {
+                assert_eq!(buf[..], vectors[chunk.first as usize..][..chunk.len]);
+                lens.push(chunk.len);
+            }
+            // A regular file is not read whole: the limit (1000 bytes)
+            // does not apply to it.
+            assert_eq!(lens, [CHUNK / 2, CHUNK / 2, 100], "{kind:?}");
+        }
+    }
+}

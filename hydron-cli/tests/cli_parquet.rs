@@ -1,0 +1,292 @@
+//! End-to-end tests of the `hydron` binary with Parquet: round trips in
+//! every compression, options, standard input and output, `inspect` and
+//! `validate`, codes from `quantize`, and failed conversions leaving
+//! nothing.
+
+use std::fs;
+use std::path::Path;
+
+use hydron_codec::file::{self};
+use hydron_codec::Policy;
+use hydron_core::{E8Root, Gf8};
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+mod common;
+
+use common::*;
+
+/// `hydron convert IN OUT --to TO [extra…]`, which must succeed quietly.
+fn convert(input: &Path, output: &Path, to: &str, extra: &[&str]) {
+    hydron()
+        .arg("convert")
+        .arg(input)
+        .arg(output)
+        .args(["--to", to])
+        .args(extra)
+        .assert()
+        .success()
+        .stderr("");
+}
+
+#[test]
+fn parquet_round_trips_bit_for_bit_in_every_compression() {
+    let dir = TempDir::new().unwrap();
+    let original = gen(dir.path(), 1000, "o.hyd", "fory", Some(256));
+    let vectors = file::load(&original, Policy::Strict).unwrap();
+    for compression in ["none", "zstd", "zstd:19", "snappy", "lz4", "gzip:1"] {
+        let pq = dir.path().join(format!("{compression}.parquet"));
+        convert(
+            &original,
+            &pq,
+            "parquet",
+            &["--compression", compression, "--row-group-vectors", "300"],
+        );
+        assert_eq!(&fs::read(&pq).unwrap()[..4], b"PAR1");
+        let read = hydron_codec::parquet::load(&pq, Policy::Strict).unwrap();
+        assert_eq!(read, vectors, "{compression}");
+        let back = dir.path().join(format!("{compression}.hyd"));
+        convert(&pq, &back, "fory", &["--chunk-vectors", "256"]);
+        assert_eq!(
+            fs::read(&original).unwrap(),
+            fs::read(&back).unwrap(),
+            "{compression}: container → parquet → container changed a bit"
+        );
+        let v = stdout_json(hydron().arg("inspect").arg(&pq).arg("--json"));
+        assert_eq!(v["row_groups"], 4, "{compression}");
+    }
+    // The default compression is the library's (snappy): the same bytes.
+    let default = dir.path().join("default.parquet");
+    convert(&original, &default, "parquet", &[]);
+    let mut bytes = Vec::new();
+    let mut e = hydron_codec::parquet::ParquetEncoder::new(
+        &mut bytes,
+        hydron_codec::parquet::ParquetOptions::new(),
+    )
+    .unwrap();
+    e.write(&vectors).unwrap();
+    e.finish().unwrap();
+    assert_eq!(fs::read(&default).unwrap(), bytes);
+    // gen writes Parquet too, the same vectors as in every other form.
+    let generated = gen(dir.path(), 1000, "g.parquet", "parquet", None);
+    assert_eq!(fs::read(&generated).unwrap(), bytes);
+}
+
+#[test]
+fn parquet_options_are_checked_on_the_command_line() {
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 10, "a.hyd", "fory", None);
+    for bad in [
+        ["--compression", "brotli"],
+        ["--compression", "zstd:99"],
+        ["--row-group-vectors", "0"],
+    ] {
+        hydron()
+            .arg("convert")
+            .arg(&input)
+            .arg(dir.path().join("x.parquet"))
+            .args(["--to", "parquet"])
+            .args(bad)
+            .assert()
+            .code(2);
+    }
+    assert_eq!(listing(dir.path()), ["a.hyd"]);
+}
+
+#[test]
+fn parquet_streams_from_stdin_and_to_stdout() {
+    let dir = TempDir::new().unwrap();
+    let original = gen(dir.path(), 3000, "o.hyd", "fory", None);
+    let vectors = file::load(&original, Policy::Strict).unwrap();
+    let pq = dir.path().join("o.parquet");
+    convert(&original, &pq, "parquet", &["--row-group-vectors", "1000"]);
+    // From a pipe: read whole, decoded the same.
+    let out = dir.path().join("from-stdin.hyd");
+    hydron()
+        .args(["convert", "-"])
+        .arg(&out)
+        .args(["--to", "fory"])
+        .write_stdin(fs::read(&pq).unwrap())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(Parquet, vector column"));
+    assert_eq!(fs::read(&original).unwrap(), fs::read(&out).unwrap());
+    // To standard output: the same bytes as to a file; the report goes to
+    // standard error.
+    let assert = hydron()
+        .arg("convert")
+        .arg(&original)
+        .args(["-", "--to", "parquet", "--row-group-vectors", "1000"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("converted 3000 vectors"));
+    let streamed = assert.get_output().stdout.clone();
+    assert_eq!(streamed, fs::read(&pq).unwrap());
+    assert_eq!(
+        hydron_codec::parquet::from_bytes(streamed.clone(), Policy::Strict).unwrap(),
+        vectors
+    );
+    // A pipe larger than --max-input-bytes is refused (it is read whole);
+    // the same bytes as a regular file are streamed.
+    fails(
+        hydron()
+            .args(["--max-input-bytes", "1K", "validate", "-"])
+            .write_stdin(streamed),
+        6,
+    );
+    hydron()
+        .args(["--max-input-bytes", "1K", "validate"])
+        .arg(&pq)
+        .assert()
+        .success();
+}
+
+#[test]
+fn inspect_and_validate_describe_parquet() {
+    let dir = TempDir::new().unwrap();
+    let original = gen(dir.path(), 1000, "o.hyd", "fory", None);
+    let pq = dir.path().join("o.parquet");
+    convert(&original, &pq, "parquet", &["--row-group-vectors", "400"]);
+    let v = stdout_json(hydron().arg("inspect").arg(&pq).arg("--json"));
+    assert_eq!(v["format"], "parquet");
+    assert_eq!(v["format_description"], "Parquet, vector column");
+    assert_eq!(v["vectors"], 1000);
+    assert_eq!(v["claimed_vectors"], 1000);
+    assert_eq!(v["row_groups"], 3);
+    assert_eq!(v["column"]["name"], "vector");
+    assert!(
+        v["column"]["type"].as_str().unwrap().contains("Float32"),
+        "{v}"
+    );
+    assert_eq!(v["checksums"], "ok");
+    assert_eq!(v["complete"], true);
+    assert_eq!(v["summary"]["valid"], 1000);
+    assert_eq!(v["bytes"], fs::metadata(&pq).unwrap().len());
+    hydron()
+        .arg("inspect")
+        .arg(&pq)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "format:     Parquet, vector column",
+        ))
+        .stdout(predicate::str::contains("column:     vector ("))
+        .stdout(predicate::str::contains("vectors:    1000 in 3 row groups"));
+    hydron()
+        .arg("validate")
+        .arg(&pq)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("valid: 1000 vectors"))
+        .stdout(predicate::str::contains("(3 row groups)"));
+    let v = stdout_json(hydron().arg("validate").arg(&pq).arg("--json"));
+    assert_eq!(
+        (v["valid"].as_bool(), v["exit_code"].as_u64()),
+        (Some(true), Some(0))
+    );
+
+    // Every vector is checked: invalid ones are listed by row.
+    let mut vectors = file::load(&original, Policy::Strict).unwrap();
+    vectors[3] = Gf8::new_unchecked([f32::NAN, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    vectors[777] = Gf8::new_unchecked([2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    let bad = dir.path().join("bad.parquet");
+    hydron_codec::parquet::save(&bad, &vectors, hydron_codec::parquet::ParquetOptions::new())
+        .unwrap();
+    let out = fails(hydron().arg("validate").arg(&bad), 1);
+    assert!(out.contains("2 of 1000 vectors are invalid"), "{out}");
+    let v = stdout_json(hydron().arg("validate").arg(&bad).arg("--json"));
+    assert_eq!(v["invalid_vectors"], 2);
+    assert_eq!(v["problems"][0]["vector"], 3);
+    assert_eq!(v["problems"][0]["coordinate"], 0);
+    assert_eq!(v["problems"][1]["vector"], 777);
+    assert_eq!(v["exit_code"], 1);
+}
+
+#[test]
+fn quantize_writes_parquet_codes_that_read_back() {
+    let dir = TempDir::new().unwrap();
+    let input = gen(dir.path(), 2000, "q.hyd", "fory", None);
+    let vectors = file::load(&input, Policy::Strict).unwrap();
+    let expected: Vec<E8Root> = vectors.iter().map(|v| v.nearest_root()).collect();
+    let out = dir.path().join("q.parquet");
+    hydron()
+        .arg("quantize")
+        .arg(&input)
+        .arg(&out)
+        .args(["--to", "parquet", "--compression", "zstd"])
+        .args(["--row-group-vectors", "512"])
+        .assert()
+        .success()
+        .stderr("")
+        .stdout(predicate::str::contains("Parquet, E8 code column"))
+        .stdout(predicate::str::contains("mean "));
+    assert_eq!(hydron_codec::parquet::load_codes(&out).unwrap(), expected);
+    // hydron reads the codes back as the roots they name, like E8Codes.
+    let v = stdout_json(hydron().arg("inspect").arg(&out).arg("--json"));
+    assert_eq!(v["format"], "parquet-codes");
+    assert_eq!(v["column"]["name"], "code");
+    assert_eq!(v["column"]["type"], "UInt8");
+    assert_eq!(v["row_groups"], 4);
+    assert_eq!(v["vectors"], 2000);
+    let fory_codes = dir.path().join("q.codes");
+    hydron()
+        .arg("quantize")
+        .arg(&input)
+        .arg(&fory_codes)
+        .assert()
+        .success();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    convert(&out, &a, "json", &[]);
+    convert(&fory_codes, &b, "json", &[]);
+    assert_eq!(fs::read(a).unwrap(), fs::read(b).unwrap());
+    // convert --to parquet-codes writes the same file quantize does.
+    let converted = dir.path().join("c.parquet");
+    convert(
+        &input,
+        &converted,
+        "parquet-codes",
+        &["--compression", "zstd", "--row-group-vectors", "512"],
+    );
+    assert_eq!(fs::read(&converted).unwrap(), fs::read(&out).unwrap());
+    // And a codes file quantizes to itself.
+    let again = dir.path().join("again.parquet");
+    hydron()
+        .arg("quantize")
+        .arg(&out)
+        .arg(&again)
+        .args(["--to", "parquet"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("max  0.000000 rad"));
+    assert_eq!(hydron_codec::parquet::load_codes(&again).unwrap(), expected);
+}
+
+#[test]
+fn a_failed_parquet_convert_leaves_no_output() {
+    let dir = TempDir::new().unwrap();
+    let good = gen(dir.path(), 500, "good.hyd", "fory", Some(100));
+    let bytes = fs::read(&good).unwrap();
+    let cut = dir.path().join("cut.hyd");
+    fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
+    let out = dir.path().join("out.parquet");
+    fails(
+        hydron()
+            .arg("convert")
+            .arg(&cut)
+            .arg(&out)
+            .args(["--to", "parquet"]),
+        5,
+    );
+    assert!(!out.exists());
+    fs::write(&out, b"old").unwrap();
+    fails(
+        hydron()
+            .arg("convert")
+            .arg(&cut)
+            .arg(&out)
+            .args(["--to", "parquet"]),
+        5,
+    );
+    assert_eq!(fs::read(&out).unwrap(), b"old");
+    assert_eq!(listing(dir.path()), ["cut.hyd", "good.hyd", "out.parquet"]);
+}
