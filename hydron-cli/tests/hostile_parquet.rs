@@ -116,7 +116,7 @@ fn a_schema_nested_200_000_deep_is_a_typed_error_not_a_stack_overflow() {
     assert!(
         stderr.contains(
             "malformed footer: the file metadata is malformed: the schema is nested more \
-             than 64 levels deep (element 65, at byte "
+             than 100 levels deep, counting the root (element 100, at byte "
         ),
         "{stderr}"
     );

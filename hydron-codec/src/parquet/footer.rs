@@ -19,7 +19,8 @@
 //!   address-space limit): the children the schema's groups claim must be
 //!   elements that follow them in the schema list ([`check_schema`]);
 //! - the schema's depth (the crate builds the tree recursively: a schema
-//!   nested 200,000 deep overflowed the stack) and its column paths (the
+//!   nested 200,000 deep overflowed the stack; at most
+//!   [`MAX_SCHEMA_LEVELS`], as pyarrow) and its column paths (the
 //!   crate copies every leaf's path of names: a 1 MB name above a few
 //!   thousand leaves would be copied gigabytes' worth);
 //! - a row group's column list (the crate reserves one column chunk per
@@ -38,11 +39,13 @@ use super::thrift::{self, zigzag, Counting};
 use super::{embedded_schema, looks_like_parquet, CHECKSUM_KEY, MAGIC};
 use crate::CodecError;
 
-/// The deepest a schema element may lie below the root (hydron's vector
-/// column is 3 deep: `vector`, `list`, `item`). The crate builds the
-/// schema tree, its column descriptors and the Arrow schema by recursion,
-/// a few stack frames per level.
-pub(super) const MAX_SCHEMA_DEPTH: usize = 64;
+/// The most levels a schema may have, counting the root (hydron's vector
+/// column is 4: the root, `vector`, `list`, `item`): pyarrow's default
+/// schema depth limit (Arrow C++ refuses a deeper schema, "Parquet schema
+/// too deeply nested"), so no file pyarrow reads is refused for it. The
+/// crate builds the schema tree, its column descriptors and the Arrow
+/// schema by recursion, a few stack frames per level.
+pub(super) const MAX_SCHEMA_LEVELS: usize = 100;
 
 /// The most the crate's column paths may take: for every leaf column, the
 /// name of each element on its path (its bytes and a 24-byte `String`),
@@ -242,7 +245,7 @@ struct Open {
 /// followed by its `num_children` children): no count below zero, the
 /// children that the open groups claim at most the elements that follow
 /// (the crate reserves a group's children before it reads them), no
-/// element outside the root's tree, at most [`MAX_SCHEMA_DEPTH`] levels,
+/// element outside the root's tree, at most [`MAX_SCHEMA_LEVELS`] levels,
 /// and column paths of at most [`MAX_COLUMN_PATH_BYTES`]. Returns the
 /// number of leaf columns.
 fn check_schema(elements: &[Element]) -> Result<u64, String> {
@@ -269,10 +272,11 @@ fn check_schema(elements: &[Element]) -> Result<u64, String> {
                 ));
             }
         };
-        if open.len() > MAX_SCHEMA_DEPTH {
+        // The element's level: its ancestors (the open groups) and itself.
+        if open.len() + 1 > MAX_SCHEMA_LEVELS {
             return Err(format!(
-                "the schema is nested more than {MAX_SCHEMA_DEPTH} levels deep \
-                 (element {i}, at byte {} of the footer)",
+                "the schema is nested more than {MAX_SCHEMA_LEVELS} levels deep, counting \
+                 the root (element {i}, at byte {} of the footer)",
                 element.start
             ));
         }
