@@ -109,7 +109,7 @@ enum Kernels {
     #[cfg(feature = "simd")]
     Portable,
     #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-    Avx2Fma(crate::simd::avx2::Avx2Fma),
+    Avx2Fma(crate::simd::Avx2Fma),
 }
 
 impl Backend {
@@ -180,7 +180,7 @@ impl Backend {
             #[cfg(feature = "simd")]
             Backend::Portable if crate::simd::HAS_PORTABLE => Kernels::Portable,
             #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-            Backend::Avx2Fma => match crate::simd::avx2::Avx2Fma::detect() {
+            Backend::Avx2Fma => match crate::simd::Avx2Fma::detect() {
                 Some(token) => Kernels::Avx2Fma(token),
                 None => Kernels::Scalar,
             },

@@ -140,8 +140,11 @@ mod tests {
     #[cfg(all(target_os = "linux", not(miri)))]
     fn advised_buffers_fault_in_huge_pages() {
         let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
-        if !mode.is_ok_and(|m| m.contains("[madvise]") || m.contains("[always]")) {
-            eprintln!("transparent huge pages are off here: nothing to check");
+        if !crate::precondition::precondition(
+            mode.is_ok_and(|m| m.contains("[madvise]") || m.contains("[always]")),
+            "transparent huge pages on request (/sys/kernel/mm/transparent_hugepage/enabled \
+             is `madvise` or `always`)",
+        ) {
             return;
         }
         let mut v: Vec<u8> = Vec::with_capacity(8 * HUGE_PAGE);

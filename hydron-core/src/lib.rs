@@ -39,6 +39,12 @@ mod impl_fory;
 #[cfg(feature = "serde")]
 mod impl_serde;
 
+/// The precondition rule of hydron's tests (`HYDRON_REQUIRE_ALL`), for the
+/// unit tests here as for the integration tests.
+#[cfg(test)]
+#[path = "../tests/common/precondition.rs"]
+mod precondition;
+
 pub use e8::{E8Root, E8_ROOTS, E8_ROOT_COUNT};
 pub use error::{BatchError, Gf8Error};
 pub use gf8::{Gf8, NORM_TOLERANCE};

@@ -46,6 +46,29 @@ pub(crate) fn cpu_has_avx2_fma() -> bool {
     std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
 }
 
+/// Proof that this CPU has AVX2 and FMA: the only way into code compiled
+/// with `#[target_feature(enable = "avx2,fma")]`, the batch kernels of
+/// `avx2` (with the `simd` feature) and
+/// [`E8Point::nearest`](crate::E8Point::nearest)'s single-vector path
+/// (`lattice/avx2.rs`, always).
+///
+/// The private field means [`Avx2Fma::detect`] is the only constructor, so
+/// holding a value is evidence that detection succeeded; the safe methods
+/// that take it (in `simd/avx2.rs` and `lattice/avx2.rs`) rely on that for
+/// their one `unsafe` call each.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2Fma(());
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2Fma {
+    /// The token, if the CPU has AVX2 and FMA.
+    #[inline]
+    pub(crate) fn detect() -> Option<Avx2Fma> {
+        cpu_has_avx2_fma().then_some(Avx2Fma(()))
+    }
+}
+
 /// Whether the AVX2 + FMA backend is compiled in and this CPU can run it.
 #[inline]
 pub(crate) fn has_avx2_fma() -> bool {

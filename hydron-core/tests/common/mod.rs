@@ -1,5 +1,12 @@
-//! Shared by the integration tests: a deterministic random source.
+//! Shared by the integration tests: deterministic random sources, the batch
+//! backends under test, and the precondition rule.
 #![allow(dead_code)] // each test binary uses a different part
+
+mod precondition;
+
+pub use precondition::precondition;
+
+use hydron_core::Gf8;
 
 /// A small deterministic generator (SplitMix64), so failures reproduce.
 pub struct SplitMix64(pub u64);
@@ -36,4 +43,52 @@ impl SplitMix64 {
         }
         out
     }
+}
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in [-1, 1).
+    pub fn coord(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+
+    pub fn array(&mut self) -> [f32; 8] {
+        core::array::from_fn(|_| self.coord())
+    }
+
+    pub fn unit(&mut self) -> Gf8 {
+        Gf8::normalize(self.array()).unwrap()
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// The batch backends under test: every one this build and CPU offer,
+/// scalar first. A build with `simd` on x86-64 must offer the AVX2 one, or
+/// its kernels go untested: a [`precondition`] (an x86-64 CPU with AVX2
+/// and FMA), so this fails under `HYDRON_REQUIRE_ALL=1` and says so
+/// otherwise.
+pub fn backends() -> Vec<hydron_core::batch::Backend> {
+    use hydron_core::batch::{self, Backend};
+    let all: Vec<Backend> = batch::backends().collect();
+    assert_eq!(all[0], Backend::Scalar);
+    assert!(all.contains(&batch::backend()));
+    if cfg!(all(feature = "simd", target_arch = "x86_64")) {
+        precondition(
+            all.contains(&Backend::Avx2Fma),
+            "an x86-64 CPU with AVX2 and FMA (the AVX2 batch kernels are not tested here)",
+        );
+    }
+    all
 }
