@@ -538,41 +538,97 @@ fn find_column(
     fits: impl Fn(&DataType) -> bool,
 ) -> Result<usize, CodecError> {
     let fields = schema.fields();
-    if let Some(i) = fields
-        .iter()
-        .position(|f| f.metadata().get(HYDRON_TYPE_KEY).map(String::as_str) == Some(mark))
-    {
-        return Ok(i);
-    }
-    if let Some(i) = fields.iter().position(|f| f.name() == name) {
-        return Ok(i);
-    }
-    let candidates: Vec<usize> = (0..fields.len())
+    let ambiguous = |candidates: usize| CodecError::AmbiguousColumn {
+        what,
+        name,
+        candidates,
+        columns: list_columns(schema),
+    };
+    // Each rule picks a column only if exactly one column meets it: two
+    // marked columns, or two of the same name, are as ambiguous as two
+    // unnamed candidates.
+    let marked: Vec<usize> = (0..fields.len())
+        .filter(|&i| {
+            fields[i]
+                .metadata()
+                .get(HYDRON_TYPE_KEY)
+                .map(String::as_str)
+                == Some(mark)
+        })
+        .collect();
+    let named: Vec<usize> = (0..fields.len())
+        .filter(|&i| fields[i].name() == name)
+        .collect();
+    let typed: Vec<usize> = (0..fields.len())
         .filter(|&i| fits(fields[i].data_type()))
         .collect();
-    if let [only] = candidates[..] {
-        return Ok(only);
-    }
-    let listed: Vec<String> = fields
-        .iter()
-        .map(|f| format!("{} ({})", f.name(), f.data_type()))
-        .collect();
-    if candidates.len() > 1 {
-        return Err(CodecError::AmbiguousColumn {
-            what,
-            name,
-            candidates: candidates.len(),
-            columns: listed.join(", "),
-        });
+    for found in [marked, named, typed] {
+        match found[..] {
+            [] => {}
+            [only] => return Ok(only),
+            _ => return Err(ambiguous(found.len())),
+        }
     }
     Err(CodecError::MissingColumn {
         what,
         reason: if fields.is_empty() {
             "there are no columns".to_string()
         } else {
-            format!("the columns are {}", listed.join(", "))
+            format!("the columns are {}", list_columns(schema))
         },
     })
+}
+
+/// The index of the column named `name` in `schema`, which should hold
+/// `what` (`"vector"` or `"code"`, for the error): a
+/// [`CodecError::MissingColumn`] listing every column with its type if no
+/// column, or more than one, has that name.
+///
+/// ```
+/// use arrow_schema::{DataType, Field, Schema};
+/// use hydron_codec::arrow;
+///
+/// let schema = Schema::new(vec![Field::new("id", DataType::Int64, false), arrow::vector_field("emb")]);
+/// assert_eq!(arrow::find_named_column(&schema, "emb", "vector")?, 1);
+/// let err = arrow::find_named_column(&schema, "x", "vector").unwrap_err();
+/// assert!(err.to_string().starts_with("no vector column: there is no column named \"x\"; the columns are id (Int64), emb ("));
+/// # Ok::<(), hydron_codec::CodecError>(())
+/// ```
+pub fn find_named_column(
+    schema: &Schema,
+    name: &str,
+    what: &'static str,
+) -> Result<usize, CodecError> {
+    let fields = schema.fields();
+    let named: Vec<usize> = (0..fields.len())
+        .filter(|&i| fields[i].name() == name)
+        .collect();
+    let reason = match named[..] {
+        [only] => return Ok(only),
+        [] if fields.is_empty() => {
+            format!("there is no column named {name:?}: there are no columns")
+        }
+        [] => format!(
+            "there is no column named {name:?}; the columns are {}",
+            list_columns(schema)
+        ),
+        _ => format!(
+            "{} columns are named {name:?}, so the name chooses none; the columns are {}",
+            named.len(),
+            list_columns(schema)
+        ),
+    };
+    Err(CodecError::MissingColumn { what, reason })
+}
+
+/// Every column of `schema` with its type: `id (Int64), vector (...)`.
+fn list_columns(schema: &Schema) -> String {
+    let listed: Vec<String> = schema
+        .fields()
+        .iter()
+        .map(|f| format!("{} ({})", f.name(), f.data_type()))
+        .collect();
+    listed.join(", ")
 }
 
 /// The vectors of a [`RecordBatch`]'s vector column (found by
@@ -800,9 +856,44 @@ mod tests {
             CodecError::AmbiguousColumn { candidates: 2, .. }
         ));
         assert!(err.to_string().starts_with(
-            "which vector column? 2 columns could be it and none is named \"vector\""
+            "which vector column? 2 columns could be it and none is the only one named \"vector\""
         ));
         let err = find_vector_column(&Schema::empty()).unwrap_err();
         assert_eq!(err.to_string(), "no vector column: there are no columns");
+    }
+
+    #[test]
+    fn two_columns_of_one_name_or_mark_are_ambiguous() {
+        // Unmarked: as other tools write it.
+        let vector = |name: &str| vector_field(name).with_metadata(Default::default());
+        let twice = Schema::new(vec![vector(VECTOR_COLUMN), vector(VECTOR_COLUMN)]);
+        let err = find_vector_column(&twice).unwrap_err();
+        assert!(
+            matches!(err, CodecError::AmbiguousColumn { candidates: 2, .. }),
+            "{err}"
+        );
+        // Both are listed, with their types.
+        assert_eq!(err.to_string().matches(": vector (").count(), 1, "{err}");
+        assert_eq!(err.to_string().matches("vector (").count(), 2, "{err}");
+        let marked = |name: &str| {
+            vector(name).with_metadata([(HYDRON_TYPE_KEY.to_string(), GF8_TYPE.to_string())].into())
+        };
+        let err = find_vector_column(&Schema::new(vec![marked("a"), marked("b")])).unwrap_err();
+        assert!(
+            matches!(err, CodecError::AmbiguousColumn { candidates: 2, .. }),
+            "{err}"
+        );
+        // One mark still wins over a name, and one name over the types.
+        let one = Schema::new(vec![vector(VECTOR_COLUMN), marked("b"), vector("c")]);
+        assert_eq!(find_vector_column(&one).unwrap(), 1);
+        let err = find_named_column(&twice, VECTOR_COLUMN, "vector").unwrap_err();
+        assert!(matches!(err, CodecError::MissingColumn { .. }), "{err}");
+        assert!(
+            err.to_string().contains("2 columns are named \"vector\""),
+            "{err}"
+        );
+        assert_eq!(find_named_column(&one, "c", "vector").unwrap(), 2);
+        let err = find_named_column(&Schema::empty(), "c", "vector").unwrap_err();
+        assert!(err.to_string().ends_with("there are no columns"), "{err}");
     }
 }

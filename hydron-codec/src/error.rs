@@ -211,13 +211,14 @@ pub enum CodecError {
         /// What was found instead (the columns there are).
         reason: String,
     },
-    /// Several columns could hold the vectors (or codes), and none is
-    /// marked or named as the one: the caller must name it. Not the same
-    /// as [`MissingColumn`](CodecError::MissingColumn), so that a reader
-    /// that falls back from vectors to codes never takes another column
-    /// for the data.
+    /// Several columns could hold the vectors (or codes), and no one of
+    /// them is the only one marked, or the only one named, as the one (two
+    /// columns of the same name are ambiguous too): the caller must name
+    /// it. Not the same as [`MissingColumn`](CodecError::MissingColumn), so
+    /// that a reader that falls back from vectors to codes never takes
+    /// another column for the data.
     #[cfg(feature = "arrow")]
-    #[error("which {what} column? {candidates} columns could be it and none is named {name:?} or marked hydron.type: {columns}")]
+    #[error("which {what} column? {candidates} columns could be it and none is the only one named {name:?} or marked hydron.type: {columns}")]
     AmbiguousColumn {
         /// What was looked for: `"vector"` or `"code"`.
         what: &'static str,

@@ -361,15 +361,14 @@ impl ParquetReader {
         let checksums = footer::read_checksums(&metadata)?;
         let schema = metadata.schema();
         let column = match (options.get_column(), target) {
-            (Some(name), _) => schema
-                .index_of(name)
-                .map_err(|_| CodecError::MissingColumn {
-                    what: match target {
-                        Target::Vectors(_) => "vector",
-                        Target::Codes => "code",
-                    },
-                    reason: format!("there is no column named {name:?}"),
-                })?,
+            (Some(name), _) => harrow::find_named_column(
+                schema,
+                name,
+                match target {
+                    Target::Vectors(_) => "vector",
+                    Target::Codes => "code",
+                },
+            )?,
             (None, Target::Vectors(_)) => harrow::find_vector_column(schema)?,
             (None, Target::Codes) => harrow::find_code_column(schema)?,
         };
