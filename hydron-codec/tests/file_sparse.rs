@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use hydron_codec::file::{self, FileOptions, FileReader, Format, Section};
 use hydron_codec::{CodecError, Policy};
 
-use common::formats;
+use common::{formats, precondition};
 
 const TIB: u64 = 1 << 40;
 
@@ -24,7 +24,8 @@ const DIR_VAR: &str = "HYDRON_SPARSE_TEST_DIR";
 
 /// A `TIB`-byte file: the header of an empty file of `format`, a hole, and
 /// (if `trailer`) at the end a trailer claiming `claim` vectors (binary:
-/// with a valid CRC). `None` if the file system has no sparse files.
+/// with a valid CRC). `None` if the file system has no sparse files (a
+/// [`precondition`]: a failure under `HYDRON_REQUIRE_ALL=1`).
 fn sparse_file(dir: &Path, format: Format, trailer: bool) -> Option<(PathBuf, u64)> {
     let empty = file::to_vec(&[], format, FileOptions::new()).unwrap();
     let (head, end, claim) = match format {
@@ -53,7 +54,10 @@ fn sparse_file(dir: &Path, format: Format, trailer: bool) -> Option<(PathBuf, u6
     let mut f = std::fs::File::create(&path).unwrap();
     f.write_all(&head).unwrap();
     if let Err(e) = f.set_len(TIB) {
-        eprintln!("skipped: no 1 TiB sparse file here: {e}");
+        precondition(
+            false,
+            &format!("a file system with sparse files (a 1 TiB file in {dir:?}: {e})"),
+        );
         return None;
     }
     if !trailer {
@@ -138,4 +142,10 @@ fn sparse_files_fail_under_a_small_address_space_limit() {
         out.status
     );
     assert!(text.contains("1 passed"), "{text}");
+    if let Some(line) = text
+        .lines()
+        .find(|l| l.starts_with("SKIPPED (precondition)"))
+    {
+        precondition(false, &format!("in the child: {line}"));
+    }
 }

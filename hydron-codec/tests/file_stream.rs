@@ -334,27 +334,45 @@ fn saving_to_a_fifo_streams_into_it_and_keeps_it() {
 #[cfg(unix)]
 #[test]
 fn saving_to_a_character_device_writes_through_it() {
-    use std::os::unix::fs::FileTypeExt;
-    // Only on a device node made here (a copy of /dev/null, major 1 minor
-    // 3), never on the real /dev/null: a broken save run as root would
-    // replace it. Making one needs root (CAP_MKNOD); skipped otherwise.
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    // Never the real /dev/null by its name: a broken save run as root
+    // would replace it. As root, a device node made here (a copy of
+    // /dev/null, major 1 minor 3; making one needs CAP_MKNOD, so failing to
+    // is a failure). Otherwise a link to /dev/null, which such a save
+    // cannot replace without root (it fails to make its temporary file in
+    // /dev), so the test still catches it.
     let dir = tempfile::tempdir().unwrap();
-    let dev = dir.path().join("null");
-    let made = std::process::Command::new("mknod")
-        .arg(&dev)
-        .args(["c", "1", "3"])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !made {
-        eprintln!("skipped: cannot mknod here (not root?)");
-        return;
-    }
+    let probe = dir.path().join("probe");
+    std::fs::write(&probe, b"").unwrap();
+    let root = std::fs::metadata(&probe).unwrap().uid() == 0;
+    std::fs::remove_file(&probe).unwrap();
+    let (dev, name) = if root {
+        let dev = dir.path().join("null");
+        let made = std::process::Command::new("mknod")
+            .arg(&dev)
+            .args(["c", "1", "3"])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(made, "mknod {dev:?} c 1 3 as root");
+        (dev, "null")
+    } else {
+        let link = dir.path().join("null-link");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        (link, "null-link")
+    };
     for format in formats() {
         file::save(&dev, &some_vectors(100), format).unwrap();
-        let kind = std::fs::symlink_metadata(&dev).unwrap().file_type();
+        let kind = std::fs::metadata(&dev).unwrap().file_type();
         assert!(kind.is_char_device(), "{format}: the device was replaced");
-        assert_eq!(files_in(dir.path()), ["null"]);
+        assert_eq!(
+            std::fs::symlink_metadata(&dev)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            !root,
+            "{format}: the link was replaced"
+        );
+        assert_eq!(files_in(dir.path()), [name]);
     }
 }
 
