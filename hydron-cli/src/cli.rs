@@ -18,7 +18,8 @@ Exit status:
       an output that is the input file (they \"are the same file\", as cp says)
   3   I/O: missing or unreadable input, unwritable output, disk full
   4   wrong format: not a hydron file, unsupported version, another fory type,
-      a Parquet file without a vector or code column (or of another type)
+      a Parquet file without a vector or code column (or of another type),
+      or with two that could be it (name one with --column)
   5   corrupt: truncated, checksum mismatch, broken framing, malformed JSON,
       a malformed Parquet file
   6   too large: an input read whole is over --max-input-bytes, or memory for
@@ -39,7 +40,10 @@ JSON Lines), a plain JSON array, plain JSON Lines, one fory Gf8Batch, E8Codes
 or Gf8 message, or Parquet (a vector column, or an E8 code column). `-` reads
 standard input; pipes and FIFOs work like files. Containers, JSON Lines and
 Parquet files are streamed; plain JSON arrays, fory messages and Parquet from
-a pipe are read whole, up to --max-input-bytes (default 1G).";
+a pipe are read whole, up to --max-input-bytes (default 1G). A command that
+reads Parquet names the column it reads on standard error
+(`hydron: FILE: reading column \"vector\" (TYPE) as vectors`); --column NAME
+chooses it.";
 
 /// Generate, inspect, validate, convert and quantize files of Gf8 vectors
 /// (unit vectors in 8 dimensions) and their E8 root codes.
@@ -89,11 +93,34 @@ pub enum Command {
     Gen(GenArgs),
 }
 
+/// How an input is read, for every command that reads one.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The column of a Parquet input to read (vectors, or E8 codes if it
+    /// is a code column). Without it: the column marked hydron.type, else
+    /// the one named `vector` (or `code`), else the only list-of-floats
+    /// (or integer) column; two or more such columns are an error listing
+    /// them. A usage error for an input that is not Parquet.
+    #[arg(long, value_name = "NAME")]
+    pub column: Option<String>,
+}
+
+impl ReadArgs {
+    /// The column named on the command line.
+    #[must_use]
+    pub fn column(&self) -> Option<&str> {
+        self.column.as_deref()
+    }
+}
+
 /// `hydron inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     /// The file to describe (`-` for standard input).
     pub file: PathBuf,
+    /// Input settings.
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -107,6 +134,9 @@ pub struct InspectArgs {
 pub struct ValidateArgs {
     /// The file to check (`-` for standard input).
     pub file: PathBuf,
+    /// Input settings.
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -121,6 +151,9 @@ pub struct ValidateArgs {
 pub struct ConvertArgs {
     /// The file to read (any form hydron reads; `-` for standard input).
     pub input: PathBuf,
+    /// Input settings.
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// The file to write: a regular file is replaced atomically at the
     /// end; `-` (standard output), a device or a FIFO is written to as the
     /// data comes.
@@ -238,6 +271,9 @@ impl CodesFormat {
 pub struct QuantizeArgs {
     /// The file to read (any form hydron reads; `-` for standard input).
     pub input: PathBuf,
+    /// Input settings.
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Where to write the codes (`-` for standard output).
     pub output: PathBuf,
     /// The form of the codes: one fory E8Codes message (held in memory,

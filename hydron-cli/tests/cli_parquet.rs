@@ -1,11 +1,15 @@
 //! End-to-end tests of the `hydron` binary with Parquet: round trips in
 //! every compression, options, standard input and output, `inspect` and
-//! `validate`, codes from `quantize`, and failed conversions leaving
-//! nothing.
+//! `validate`, codes from `quantize`, failed conversions leaving nothing,
+//! and the column read: `--column`, the note naming it, and the errors for
+//! two candidates or none.
 
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 
+use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
+use arrow_schema::{Field, Schema};
 use hydron_codec::file::{self};
 use hydron_codec::Policy;
 use hydron_core::{E8Root, Gf8};
@@ -16,17 +20,19 @@ mod common;
 
 use common::*;
 
-/// `hydron convert IN OUT --to TO [extra…]`, which must succeed quietly.
+/// `hydron convert IN OUT --to TO [extra…]`, which must succeed quietly
+/// (but for the note on the Parquet column read).
 fn convert(input: &Path, output: &Path, to: &str, extra: &[&str]) {
-    hydron()
+    let out = hydron()
         .arg("convert")
         .arg(input)
         .arg(output)
         .args(["--to", to])
         .args(extra)
         .assert()
-        .success()
-        .stderr("");
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert_eq!(without_column_notes(&stderr), "", "{stderr}");
 }
 
 #[test]
@@ -289,4 +295,216 @@ fn a_failed_parquet_convert_leaves_no_output() {
     );
     assert_eq!(fs::read(&out).unwrap(), b"old");
     assert_eq!(listing(dir.path()), ["cut.hyd", "good.hyd", "out.parquet"]);
+}
+
+/// A Parquet file of `columns`, written by the parquet crate's own Arrow
+/// writer as other tools would (no hydron.type marks).
+fn foreign(path: &Path, columns: Vec<(&str, ArrayRef)>) {
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|(name, array)| Field::new(*name, array.data_type().clone(), true))
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let arrays = columns.into_iter().map(|(_, a)| a).collect();
+    let batch = RecordBatch::try_new(Arc::clone(&schema), arrays).unwrap();
+    let mut w = ::parquet::arrow::ArrowWriter::try_new(Vec::new(), schema, None).unwrap();
+    w.write(&batch).unwrap();
+    fs::write(path, w.into_inner().unwrap()).unwrap();
+}
+
+/// `n` vectors: E8 roots from the `start`-th on.
+fn roots_from(start: usize, n: usize) -> Vec<Gf8> {
+    (0..n)
+        .map(|i| E8Root::new(((start + i) % 240) as u8).unwrap().to_gf8())
+        .collect()
+}
+
+fn vectors(v: Vec<Gf8>) -> ArrayRef {
+    Arc::new(hydron_codec::arrow::vectors_to_arrow(v))
+}
+
+/// The vectors `hydron convert IN --to json [extra…]` reads, and the
+/// note it printed.
+fn read_back(input: &Path, extra: &[&str]) -> (Vec<Gf8>, String) {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("v.json");
+    let run = hydron()
+        .arg("convert")
+        .arg(input)
+        .arg(&out)
+        .args(["--to", "json"])
+        .args(extra)
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+    let v = hydron_codec::json::from_slice(&fs::read(out).unwrap(), Policy::Strict).unwrap();
+    (v, stderr)
+}
+
+#[test]
+fn column_chooses_among_vector_columns_and_every_command_says_which() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("two.parquet");
+    let (a, b) = (roots_from(0, 50), roots_from(100, 50));
+    foreign(
+        &path,
+        vec![("a", vectors(a.clone())), ("b", vectors(b.clone()))],
+    );
+    // Without --column: an error listing both, with their types.
+    for command in ["validate", "inspect"] {
+        let e = fails(hydron().arg(command).arg(&path), 4);
+        assert!(
+            e.contains("which vector column? 2 columns could be it"),
+            "{e}"
+        );
+        assert!(
+            e.contains(": a (FixedSizeList(") && e.contains(", b (FixedSizeList("),
+            "{e}"
+        );
+    }
+    // With it: that column, in every command, each saying so on stderr.
+    let (read, note) = read_back(&path, &["--column", "b"]);
+    assert_eq!(read, b);
+    assert!(
+        note.contains("two.parquet: reading column \"b\" (FixedSizeList("),
+        "{note}"
+    );
+    assert!(note.trim_end().ends_with(") as vectors"), "{note}");
+    assert_eq!(read_back(&path, &["--column", "a"]).0, a);
+    for command in ["validate", "inspect"] {
+        let out = hydron()
+            .arg(command)
+            .arg(&path)
+            .args(["--column", "b", "--json"])
+            .assert()
+            .success();
+        let out = out.get_output();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["column"]["name"], "b", "{command}: {v}");
+        assert!(v["column"]["type"]
+            .as_str()
+            .unwrap()
+            .starts_with("FixedSizeList("));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("reading column \"b\""),
+            "{command}: {stderr}"
+        );
+    }
+    let codes = dir.path().join("a.codes");
+    hydron()
+        .arg("quantize")
+        .arg(&path)
+        .arg(&codes)
+        .args(["--column", "a"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("reading column \"a\""));
+    let expected: Vec<E8Root> = a.iter().map(|v| v.nearest_root()).collect();
+    assert_eq!(
+        hydron_codec::fory::decode_codes(&fs::read(&codes).unwrap()).unwrap(),
+        expected
+    );
+}
+
+#[test]
+fn the_same_name_twice_is_an_error_listing_both() {
+    // Read from the first before, with exit 0 and no warning.
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("twice.parquet");
+    foreign(
+        &path,
+        vec![
+            ("vector", vectors(roots_from(0, 10))),
+            ("vector", vectors(roots_from(5, 10))),
+        ],
+    );
+    let e = fails(hydron().arg("validate").arg(&path), 4);
+    assert!(
+        e.contains("which vector column? 2 columns could be it"),
+        "{e}"
+    );
+    assert_eq!(e.matches("vector (FixedSizeList(").count(), 2, "{e}");
+    let e = fails(
+        hydron()
+            .arg("validate")
+            .arg(&path)
+            .args(["--column", "vector"]),
+        4,
+    );
+    assert!(e.contains("2 columns are named \"vector\""), "{e}");
+}
+
+#[test]
+fn a_file_without_a_usable_column_lists_every_column_with_its_type() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("none.parquet");
+    foreign(
+        &path,
+        vec![
+            (
+                "name",
+                Arc::new(StringArray::from(vec!["x"; 3])) as ArrayRef,
+            ),
+            ("score", Arc::new(Float64Array::from(vec![1.0; 3]))),
+        ],
+    );
+    for extra in [&[][..], &["--column", "nope"]] {
+        let e = fails(hydron().arg("validate").arg(&path).args(extra), 4);
+        assert!(
+            e.contains("the columns are name (Utf8), score (Float64)"),
+            "{extra:?}: {e}"
+        );
+    }
+    let e = fails(
+        hydron()
+            .arg("validate")
+            .arg(&path)
+            .args(["--column", "nope"]),
+        4,
+    );
+    assert!(e.contains("there is no column named \"nope\""), "{e}");
+}
+
+#[test]
+fn column_reads_a_code_column_and_is_a_usage_error_off_parquet() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("both.parquet");
+    let roots: Vec<E8Root> = (0..20).map(|i| E8Root::new(i * 7).unwrap()).collect();
+    foreign(
+        &path,
+        vec![
+            ("vector", vectors(roots_from(3, 20))),
+            (
+                "code",
+                Arc::new(hydron_codec::arrow::codes_to_arrow(roots.clone())),
+            ),
+        ],
+    );
+    assert_eq!(read_back(&path, &[]).0, roots_from(3, 20));
+    let (read, note) = read_back(&path, &["--column", "code"]);
+    let expected: Vec<Gf8> = roots.iter().map(|r| r.to_gf8()).collect();
+    assert_eq!(read, expected);
+    assert!(
+        note.contains("reading column \"code\" (UInt8) as E8 root codes"),
+        "{note}"
+    );
+    let hyd = gen(dir.path(), 10, "a.hyd", "fory", None);
+    for command in ["validate", "inspect"] {
+        let e = fails(hydron().arg(command).arg(&hyd).args(["--column", "v"]), 2);
+        assert!(
+            e.contains("--column chooses a column of a Parquet input"),
+            "{e}"
+        );
+    }
+    let e = fails(
+        hydron()
+            .arg("convert")
+            .arg(&hyd)
+            .arg(dir.path().join("o.json"))
+            .args(["--to", "json", "--column", "v"]),
+        2,
+    );
+    assert!(e.contains("this input is not Parquet"), "{e}");
+    assert!(!dir.path().join("o.json").exists());
 }

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use hydron_codec::Policy;
 
-use super::{bytes, report_and_commit};
+use super::{bytes, note_column, report_and_commit};
 use crate::cli::ConvertArgs;
 use crate::error::CliError;
 use crate::input::Input;
@@ -24,7 +24,8 @@ pub fn run(args: &ConvertArgs, limit: u64) -> Result<(), CliError> {
     } else {
         Policy::Strict
     };
-    let mut input = Input::open(&args.input, policy, limit)?;
+    let mut input = Input::open(&args.input, policy, limit, args.read.column())?;
+    note_column(&input);
     let mut sink =
         Sink::create_apart_from(&args.output, args.to, layout, input.identity().as_slice())?;
     let bar = progress::vectors(input.expected_vectors(), "convert");

@@ -13,7 +13,7 @@ use crate::input::Kind;
 /// Describes the file; fails (after printing what it found) only if the
 /// file cannot be read to its end.
 pub fn run(args: &InspectArgs, limit: u64) -> Result<(), CliError> {
-    let s = scan(&args.file, 0, limit, "inspect");
+    let s = scan(&args.file, args.read.column(), 0, limit, "inspect");
     if args.json {
         print_json(&to_json(args, &s))?;
     } else {

@@ -56,6 +56,14 @@ pub(crate) fn print_json(value: &serde_json::Value) -> Result<(), CliError> {
     print(&format!("{value}\n"))
 }
 
+/// Says on standard error which Parquet column `input` reads (nothing
+/// for other forms).
+pub(crate) fn note_column(input: &crate::input::Input) {
+    if let Some(note) = input.column_note() {
+        let _ = writeln!(std::io::stderr(), "hydron: {note}");
+    }
+}
+
 /// Prints a warning line on standard error.
 pub(crate) fn warn(text: &str) {
     let _ = writeln!(std::io::stderr(), "hydron: warning: {text}");

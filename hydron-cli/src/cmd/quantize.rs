@@ -5,7 +5,7 @@ use std::time::Instant;
 use hydron_codec::Policy;
 use hydron_core::batch;
 
-use super::{bytes, report_and_commit, warn};
+use super::{bytes, note_column, report_and_commit, warn};
 use crate::cli::QuantizeArgs;
 use crate::error::CliError;
 use crate::input::Input;
@@ -28,7 +28,8 @@ struct Angles {
 pub fn run(args: &QuantizeArgs, limit: u64) -> Result<(), CliError> {
     let started = Instant::now();
     let layout = args.layout()?;
-    let mut input = Input::open(&args.input, Policy::Strict, limit)?;
+    let mut input = Input::open(&args.input, Policy::Strict, limit, args.read.column())?;
+    note_column(&input);
     let mut sink = Sink::create_apart_from(
         &args.output,
         args.to.out(),

@@ -76,9 +76,15 @@ impl Scan {
     }
 }
 
-/// Reads `path` to the end or the first structural error, keeping at most
-/// `max_problems` invalid vectors.
-pub fn scan(path: &Path, max_problems: usize, limit: u64, what: &'static str) -> Scan {
+/// Reads `path` (its Parquet column `column`, if given) to the end or the
+/// first structural error, keeping at most `max_problems` invalid vectors.
+pub fn scan(
+    path: &Path,
+    column: Option<&str>,
+    max_problems: usize,
+    limit: u64,
+    what: &'static str,
+) -> Scan {
     let mut scan = Scan {
         kind: None,
         bytes: None,
@@ -92,7 +98,7 @@ pub fn scan(path: &Path, max_problems: usize, limit: u64, what: &'static str) ->
     };
     // Trusted: invalid vectors are read as they are and reported here, all
     // of them, instead of stopping the reader at the first.
-    let mut input = match Input::open(path, Policy::Trusted, limit) {
+    let mut input = match Input::open(path, Policy::Trusted, limit, column) {
         Ok(input) => input,
         Err(e) => {
             scan.error = Some(e);
@@ -102,6 +108,7 @@ pub fn scan(path: &Path, max_problems: usize, limit: u64, what: &'static str) ->
     scan.kind = Some(input.kind());
     scan.header = input.container_header();
     scan.parquet = input.parquet_info();
+    super::note_column(&input);
     let bar = progress::vectors(input.expected_vectors(), what);
     let mut buf = Vec::new();
     loop {

@@ -14,7 +14,13 @@ use crate::input::Kind;
 /// vector is valid; otherwise lists what is wrong and where, and fails with
 /// the class of the first structural error, or [`Class::Invalid`].
 pub fn run(args: &ValidateArgs, limit: u64) -> Result<(), CliError> {
-    let s = scan(&args.file, args.max_problems, limit, "validate");
+    let s = scan(
+        &args.file,
+        args.read.column(),
+        args.max_problems,
+        limit,
+        "validate",
+    );
     let failure = verdict(args, &s);
     if args.json {
         let mut v = to_json(args, &s);
@@ -70,6 +76,7 @@ fn to_json(args: &ValidateArgs, s: &Scan) -> serde_json::Value {
         "vectors": s.vectors,
         "chunks": matches!(s.kind, Some(Kind::Container(_))).then_some(s.chunks),
         "row_groups": s.parquet.as_ref().map(|p| p.row_groups),
+        "column": s.parquet.as_ref().map(|p| json!({"name": p.column, "type": p.column_type})),
         "checksums": s.checksums(),
         "invalid_vectors": s.summary.invalid,
         "problems": s.problems,

@@ -186,8 +186,14 @@ pub struct Input {
 impl Input {
     /// Opens `path` (`-` is standard input), finds its form and reads its
     /// header (whole forms are read, at most `limit` bytes, and decoded
-    /// here), applying `policy` to every vector.
-    pub fn open(path: &Path, policy: Policy, limit: u64) -> Result<Input, CliError> {
+    /// here), applying `policy` to every vector. `column` names the column
+    /// of a Parquet input to read (a usage error for any other form).
+    pub fn open(
+        path: &Path,
+        policy: Policy,
+        limit: u64,
+        column: Option<&str>,
+    ) -> Result<Input, CliError> {
         let io_error = |e: &io::Error| CliError::io(path, e);
         let (raw, size, id) = open_raw(path).map_err(|e| io_error(&e))?;
         let read = Arc::new(AtomicU64::new(0));
@@ -200,6 +206,16 @@ impl Input {
                 DetectError::Io(e) => io_error(&e),
                 DetectError::TooLarge => too_large(path, limit),
             })?;
+        if column.is_some() && sniffed != Sniffed::Parquet {
+            return Err(CliError::new(
+                Class::Usage,
+                format!(
+                    "{}: --column chooses a column of a Parquet input, and this input is not \
+                     Parquet",
+                    path.display()
+                ),
+            ));
+        }
         let codec = |e: CodecError| CliError::codec(path, &e);
         let (kind, source) = match sniffed {
             Sniffed::Container => {
@@ -229,7 +245,7 @@ impl Input {
                 };
                 (Kind::JsonArray, source)
             }
-            Sniffed::Parquet => open_parquet(path, stream, policy, limit, size)?,
+            Sniffed::Parquet => open_parquet(path, stream, policy, limit, size, column)?,
             Sniffed::Fory => {
                 // The framing is fixed and within the bytes detection
                 // looked at: a stream that is not one of hydron's messages
@@ -305,6 +321,25 @@ impl Input {
             }),
             _ => None,
         }
+    }
+
+    /// The line a command prints on standard error about the Parquet
+    /// column it reads (`None` for other forms):
+    /// `a.parquet: reading column "vector" (TYPE) as vectors`.
+    #[must_use]
+    pub fn column_note(&self) -> Option<String> {
+        let info = self.parquet_info()?;
+        let what = if self.kind == Kind::ParquetCodes {
+            "E8 root codes"
+        } else {
+            "vectors"
+        };
+        Some(format!(
+            "{}: reading column {:?} ({}) as {what}",
+            self.path.display(),
+            info.column,
+            info.column_type
+        ))
     }
 
     /// How many vectors the file holds, if known before reading it all.
@@ -696,7 +731,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.bin");
         std::fs::write(&path, fory::encode_codes(&roots)).unwrap();
-        let mut input = Input::open(&path, Policy::Strict, 1 << 30).unwrap();
+        let mut input = Input::open(&path, Policy::Strict, 1 << 30, None).unwrap();
         assert_eq!(input.kind(), Kind::ForyCodes);
         let Source::Codes { codes, .. } = &input.source else {
             panic!("codes are kept as codes");
@@ -718,10 +753,12 @@ mod tests {
         let path = dir.path().join("big.json");
         let row = "[1,0,0,0,0,0,0,0]";
         std::fs::write(&path, format!("[{}]", [row; 100].join(","))).unwrap();
-        let e = Input::open(&path, Policy::Strict, 1000).err().unwrap();
+        let e = Input::open(&path, Policy::Strict, 1000, None)
+            .err()
+            .unwrap();
         assert_eq!(e.class, Class::TooLarge);
         assert!(e.message.contains("--max-input-bytes"), "{}", e.message);
-        let mut input = Input::open(&path, Policy::Strict, 10_000).unwrap();
+        let mut input = Input::open(&path, Policy::Strict, 10_000, None).unwrap();
         let mut buf = Vec::new();
         assert_eq!(input.read_chunk(&mut buf).unwrap().unwrap().len, 100);
         assert_eq!(input.bytes(), 1801);

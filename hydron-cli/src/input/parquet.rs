@@ -29,45 +29,56 @@ pub struct ParquetInfo {
 
 /// Opens a Parquet input: a regular file by path (read row group by row
 /// group; the stream that found it is dropped), anything else read whole,
-/// at most `limit` bytes. The vector column is read if there is one, else
-/// the code column; if neither, the vector column's error is the answer.
+/// at most `limit` bytes. The column named `column` is read if one is
+/// given (as vectors, or as codes if it is not a vector column), else the
+/// vector column if there is one, else the code column; if neither, the
+/// vector column's error is the answer.
 pub(super) fn open_parquet(
     path: &Path,
     stream: Stream,
     policy: Policy,
     limit: u64,
     size: Option<u64>,
+    column: Option<&str>,
 ) -> Result<(Kind, Source), CliError> {
-    let options = ParquetReadOptions::new().batch_vectors(CHUNK);
+    let mut options = ParquetReadOptions::new().batch_vectors(CHUNK);
+    if let Some(name) = column {
+        options = options.column(name);
+    }
+    let named = column.is_some();
     if size.is_some() && path.as_os_str() != "-" {
         drop(stream);
         finish_parquet(
             path,
-            ParquetReader::open_with(path, policy, options),
-            || ParquetReader::open_codes(path),
+            named,
+            ParquetReader::open_with(path, policy, options.clone()),
+            || ParquetReader::open_codes_with(path, options.clone()),
         )
     } else {
         // Cheap clones: the readers share the one buffer.
         let data = bytes::Bytes::from(read_whole(path, stream, limit, size)?);
         finish_parquet(
             path,
-            ParquetReader::from_bytes(data.clone(), policy, options),
-            || ParquetReader::codes_from_bytes(data.clone()),
+            named,
+            ParquetReader::from_bytes(data.clone(), policy, options.clone()),
+            || ParquetReader::codes_from_bytes_with(data.clone(), options.clone()),
         )
     }
 }
 
 /// The source of a Parquet input from its vector reader, or, when it has no
-/// vector column, its code reader. A file that is Parquet but cannot be
-/// read (malformed, another column type) keeps its form, and its error is
-/// reported by the first read, so `inspect` names the form; failing to
-/// read the file at all is an error now.
+/// vector column (or the column `named` is not one), its code reader. A
+/// file that is Parquet but cannot be read (malformed, another column type)
+/// keeps its form, and its error is reported by the first read, so
+/// `inspect` names the form; failing to read the file at all is an error
+/// now.
 fn finish_parquet(
     path: &Path,
+    named: bool,
     vectors: Result<ParquetReader, CodecError>,
     codes: impl Fn() -> Result<ParquetReader, CodecError>,
 ) -> Result<(Kind, Source), CliError> {
-    match open_column(path, vectors, codes) {
+    match open_column(path, named, vectors, codes) {
         Err(e) if !matches!(e.class, Class::Io | Class::BrokenPipe) => {
             Ok((Kind::Parquet, Source::Failed(Some(e))))
         }
@@ -77,10 +88,15 @@ fn finish_parquet(
 
 fn open_column(
     path: &Path,
+    named: bool,
     vectors: Result<ParquetReader, CodecError>,
     codes: impl Fn() -> Result<ParquetReader, CodecError>,
 ) -> Result<(Kind, Source), CliError> {
     let codec = |e: CodecError| CliError::codec(path, &e);
+    // Without a name, codes are read only from a file with no vector
+    // column; a column named on the command line is read as codes if it
+    // is not a vector column.
+    let not_vectors = |e: &CodecError| is_missing_column(e) || (named && is_wrong_type(e));
     match vectors {
         Ok(reader) => Ok((
             Kind::Parquet,
@@ -89,7 +105,7 @@ fn open_column(
                 codes: None,
             },
         )),
-        Err(e) if is_missing_column(&e) => match codes() {
+        Err(e) if not_vectors(&e) => match codes() {
             Ok(reader) => Ok((
                 Kind::ParquetCodes,
                 Source::Parquet {
@@ -98,10 +114,19 @@ fn open_column(
                 },
             )),
             // Neither column: the vector column's error says what is there.
-            Err(other) if is_missing_column(&other) => Err(codec(e)),
+            Err(other) if not_vectors(&other) => Err(codec(e)),
             Err(other) => Err(codec(other)),
         },
         Err(e) => Err(codec(e)),
+    }
+}
+
+/// Whether `error` is "the column is of another type".
+fn is_wrong_type(error: &CodecError) -> bool {
+    match error {
+        CodecError::InFile { error, .. } => is_wrong_type(error),
+        CodecError::WrongColumnType { .. } => true,
+        _ => false,
     }
 }
 
@@ -135,7 +160,7 @@ mod tests {
         let codes_path = dir.path().join("c.parquet");
         save_codes(&codes_path, &roots, options).unwrap();
         for (path, kind) in [(path, Kind::Parquet), (codes_path, Kind::ParquetCodes)] {
-            let mut input = Input::open(&path, Policy::Strict, 1000).unwrap();
+            let mut input = Input::open(&path, Policy::Strict, 1000, None).unwrap();
             assert_eq!(input.kind(), kind);
             let info = input.parquet_info().unwrap();
             assert_eq!((info.claimed_vectors, info.row_groups), (n as u64, 3));
