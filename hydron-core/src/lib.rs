@@ -30,6 +30,7 @@ pub mod batch;
 pub mod huge;
 #[cfg(feature = "parallel")]
 pub mod parallel;
+pub mod quant;
 mod simd;
 
 #[cfg(feature = "approx")]
@@ -49,3 +50,4 @@ pub use e8::{E8Root, E8_ROOTS, E8_ROOT_COUNT};
 pub use error::{BatchError, Gf8Error};
 pub use gf8::{Gf8, NORM_TOLERANCE};
 pub use lattice::E8Point;
+pub use quant::{LatticeQuantizer, QuantError};

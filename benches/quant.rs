@@ -1,0 +1,74 @@
+//! The E8P lattice quantizer (issue 21, step 1): one question per group.
+//!
+//! - `e8p_encode`: the exact block encoder on each available backend
+//!   (`scalar`, `avx2+fma` with `--features simd` on a CPU with AVX2), per
+//!   8-dim block of N(0, 1) data at the codebook's scale.
+//! - `e8p_decode`: code → block.
+//! - `quantizer_384`: `LatticeQuantizer` encode and decode of 384-dim
+//!   Gaussian vectors (rotation and per-vector scale on), per vector.
+//!
+//! ```text
+//! cargo bench --bench quant                   # scalar encoder only
+//! cargo bench --features simd --bench quant   # + AVX2
+//! ```
+
+mod common;
+
+use std::hint::black_box;
+
+use common::Rng;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use hydron_core::batch::{self, Backend};
+use hydron_core::quant::{e8p, LatticeQuantizer, GAUSSIAN_SCALE};
+
+/// Blocks per batch.
+const BLOCKS: usize = 4096;
+
+/// Approximately N(0, 1) coordinates (a sum of four uniforms, rescaled).
+fn gaussian(rng: &mut Rng, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|_| (0..4).map(|_| rng.next_f32()).sum::<f32>() * (3.0f32 / 4.0).sqrt())
+        .collect()
+}
+
+fn encode(c: &mut Criterion) {
+    let mut rng = Rng(21);
+    let flat = gaussian(&mut rng, 8 * BLOCKS);
+    let blocks: Vec<[f32; 8]> = flat
+        .chunks_exact(8)
+        .map(|b| core::array::from_fn(|i| b[i] / GAUSSIAN_SCALE))
+        .collect();
+    let mut codes = vec![0u16; BLOCKS];
+    let mut group = c.benchmark_group("e8p_encode");
+    group.throughput(Throughput::Elements(BLOCKS as u64));
+    for backend in batch::backends().filter(|b| *b != Backend::Portable) {
+        group.bench_function(BenchmarkId::new(backend.name(), BLOCKS), |b| {
+            b.iter(|| e8p::encode_into_with(backend, black_box(&blocks), &mut codes));
+        });
+    }
+    group.finish();
+
+    let mut out = vec![[0.0f32; 8]; BLOCKS];
+    let mut group = c.benchmark_group("e8p_decode");
+    group.throughput(Throughput::Elements(BLOCKS as u64));
+    group.bench_function(BenchmarkId::from_parameter(BLOCKS), |b| {
+        b.iter(|| e8p::decode_into(black_box(&codes), &mut out));
+    });
+    group.finish();
+}
+
+fn quantizer(c: &mut Criterion) {
+    let dim = 384;
+    let n = 256;
+    let x = gaussian(&mut Rng(7), dim * n);
+    let q = LatticeQuantizer::new(dim, 2, 1).expect("2 bits");
+    let codes = q.encode(&x).expect("finite");
+    let mut group = c.benchmark_group("quantizer_384");
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function("encode", |b| b.iter(|| q.encode(black_box(&x))));
+    group.bench_function("decode", |b| b.iter(|| q.decode(black_box(&codes))));
+    group.finish();
+}
+
+criterion_group!(benches, encode, quantizer);
+criterion_main!(benches);

@@ -1,0 +1,618 @@
+//! E8P: 2^16 points of the shifted lattice E8 + ¼, one 16-bit code per
+//! 8-dimensional block (2 bits per coordinate), after QuIP#'s codebook
+//! (Tseng et al., ICML 2024, `lib/codebook/latticee8_padded12.py`).
+//!
+//! # The codebook
+//!
+//! A codeword is `s ∘ a + σ·(1, …, 1)`, where
+//!
+//! - `a` is one of 256 **absolute patterns** (every `a_i` a positive
+//!   half-integer): the 227 distinct absolute values of the points of
+//!   D8 + ½ (all coordinates half-integers, even sum) with squared norm at
+//!   most 10, and 29 patterns of squared norm 12 with five 3/2 and three ½
+//!   (QuIP#'s list, [`NORM12_PATTERNS`]);
+//! - `s` is a sign vector with `#negative signs ≡ Σ a_i (mod 2)`, which
+//!   puts `s ∘ a` in E8's half-integer coset, so 7 signs are free and the
+//!   8th follows;
+//! - `σ` is `+¼` or `-¼`.
+//!
+//! Every codeword is a distinct point of E8 + ¼, so the 65,536 codes are
+//! 65,536 points.
+//!
+//! # The code (16 bits)
+//!
+//! | bits | meaning |
+//! |---|---|
+//! | 0–6 | sign of coordinate `i` (bit `i`), 1 = negative |
+//! | 7–14 | index of the absolute pattern, 0–255 ([`pattern`]) |
+//! | 15 | shift: 0 = `+¼`, 1 = `-¼` |
+//!
+//! Coordinate 7 is negative when the number of set sign bits plus
+//! `Σ a_i` is odd. Patterns are numbered in order of squared norm, then
+//! lexicographically by `(a_0, …, a_7)`: pattern 0 is all ½, patterns 1–8
+//! have one 3/2 (pattern 1 at coordinate 7, pattern 8 at coordinate 0),
+//! …, patterns 227–255 are the 29 patterns of squared norm 12. `docs/format.md`
+//! (§6) describes the same layout for readers in other languages.
+//!
+//! # The encoder is exact
+//!
+//! [`encode`] returns the codeword nearest to the block in exact real
+//! arithmetic (the block's coordinates taken as the exact values of their
+//! `f32`s), and among codewords at exactly the same distance the **lowest
+//! code**. There is no approximation and no tolerance: on every backend the
+//! code is the same, because it is the unique answer to that question.
+//!
+//! How, for one shift `σ` and pattern `a`, with `y = x − σ`: the best signs
+//! are those of `y`, and if they have the wrong parity, the best codeword
+//! flips the coordinate with the smallest `a_i |y_i|`. So the squared
+//! distance is `|y|² − 2 (Σ a_i |y_i| − ½|a|² − [parity wrong] · 2 · min_i
+//! a_i |y_i|)`: 512 candidates of 8 multiply-adds each. The sums are taken
+//! in `f64`, where for almost every block they are **exact**: when every
+//! nonzero coordinate is a normal `f32` with binary exponent between −22 and
+//! 40 and no more than 21 binades below the largest, every quantity is an
+//! integer multiple of `2^(e_min − 25)` below `2^53` times that. Exact sums
+//! make the comparisons exact, ties included, whatever the order of the
+//! additions, so the scalar and AVX2 kernels agree by construction. The
+//! other blocks (huge, subnormal or widely spread coordinates: about 1 in
+//! 150,000 blocks of Gaussian data) go to a slower path shared by every
+//! backend, which filters the 512 candidates with a rigorous `f64` error
+//! bound and compares the survivors' codewords exactly (with error-free
+//! transformations).
+//!
+//! ```
+//! use hydron_core::quant::e8p;
+//!
+//! let x = [0.3, -1.2, 0.8, 0.1, -0.4, 1.9, -0.7, 0.2];
+//! let code = e8p::encode(&x)?;
+//! let c = e8p::decode(code);
+//! // The codeword is a point of E8 + 1/4 ...
+//! assert!(c.iter().all(|&v| ((v - 0.25) * 2.0).fract() == 0.0 || ((v + 0.25) * 2.0).fract() == 0.0));
+//! // ... and no codeword is nearer.
+//! let d = |c: [f32; 8]| x.iter().zip(c).map(|(a, b)| (a - b) * (a - b)).sum::<f32>();
+//! assert!((0..=u16::MAX).all(|k| d(e8p::decode(k)) >= d(c) - 1e-5));
+//! # Ok::<(), hydron_core::Gf8Error>(())
+//! ```
+
+use crate::batch::Backend;
+use crate::{BatchError, Gf8Error};
+
+/// The number of codewords: every `u16` is a code.
+pub const CODEWORDS: usize = 1 << 16;
+
+/// The number of absolute patterns.
+pub const PATTERN_COUNT: usize = 256;
+
+/// The 29 absolute patterns of squared norm 12 (five 3/2 and three ½), in
+/// QuIP#'s order, doubled (`3` is 3/2, `1` is ½). The codebook numbers them
+/// lexicographically (patterns 227–255), not in this order.
+pub const NORM12_PATTERNS: [[u8; 8]; 29] = [
+    [3, 1, 1, 1, 3, 3, 3, 3],
+    [1, 3, 1, 1, 3, 3, 3, 3],
+    [1, 1, 3, 1, 3, 3, 3, 3],
+    [1, 1, 1, 3, 3, 3, 3, 3],
+    [3, 3, 3, 1, 3, 3, 1, 1],
+    [3, 3, 3, 1, 3, 1, 3, 1],
+    [3, 3, 3, 1, 1, 3, 3, 1],
+    [3, 3, 3, 1, 3, 1, 1, 3],
+    [3, 3, 3, 1, 1, 3, 1, 3],
+    [3, 3, 3, 1, 1, 1, 3, 3],
+    [3, 3, 1, 3, 3, 3, 1, 1],
+    [3, 3, 1, 3, 3, 1, 3, 1],
+    [3, 3, 1, 3, 1, 3, 3, 1],
+    [3, 3, 1, 3, 3, 1, 1, 3],
+    [3, 3, 1, 3, 1, 3, 1, 3],
+    [3, 3, 1, 3, 1, 1, 3, 3],
+    [3, 1, 3, 3, 3, 3, 1, 1],
+    [3, 1, 3, 3, 3, 1, 3, 1],
+    [3, 1, 3, 3, 1, 3, 3, 1],
+    [3, 1, 3, 3, 3, 1, 1, 3],
+    [3, 1, 3, 3, 1, 3, 1, 3],
+    [1, 3, 3, 3, 1, 1, 3, 3],
+    [1, 3, 3, 3, 3, 3, 1, 1],
+    [1, 3, 3, 3, 3, 1, 3, 1],
+    [1, 3, 3, 3, 1, 3, 3, 1],
+    [1, 3, 3, 3, 3, 1, 1, 3],
+    [1, 3, 3, 3, 1, 3, 1, 3],
+    [1, 1, 3, 3, 1, 3, 3, 3],
+    [3, 3, 1, 1, 3, 3, 3, 1],
+];
+
+/// The codebook's tables, built at compile time.
+pub(crate) struct Tables {
+    /// Doubled absolute patterns (`2 a_i`: 1, 3 or 5), in code order.
+    pub(crate) doubled: [[u8; 8]; PATTERN_COUNT],
+    /// `Σ a_i mod 2`: the parity of the number of negative signs.
+    pub(crate) parity: [u8; PATTERN_COUNT],
+}
+
+/// Whether `p` (doubled) is in [`NORM12_PATTERNS`].
+const fn is_listed_norm12(p: &[u8; 8]) -> bool {
+    let mut k = 0;
+    while k < NORM12_PATTERNS.len() {
+        let q = &NORM12_PATTERNS[k];
+        let mut i = 0;
+        let mut same = true;
+        while i < 8 {
+            if p[i] != q[i] {
+                same = false;
+            }
+            i += 1;
+        }
+        if same {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
+
+const fn build_tables() -> Tables {
+    let mut doubled = [[0u8; 8]; PATTERN_COUNT];
+    let mut parity = [0u8; PATTERN_COUNT];
+    let mut count = 0;
+    // Squared norm times 4 (Σ (2 a_i)²): 8, 16, ..., 48.
+    let mut norm4 = 8;
+    while norm4 <= 48 {
+        // Every pattern with 2 a_i in {1, 3, 5}, lexicographically: a
+        // base-3 counter with coordinate 0 as its most significant digit.
+        let mut n = 0;
+        while n < 6561 {
+            let mut p = [0u8; 8];
+            let mut rest = n;
+            let mut i = 8;
+            while i > 0 {
+                i -= 1;
+                p[i] = (2 * (rest % 3) + 1) as u8;
+                rest /= 3;
+            }
+            let mut sq = 0;
+            let mut sum = 0;
+            let mut j = 0;
+            while j < 8 {
+                sq += (p[j] as usize) * (p[j] as usize);
+                sum += p[j] as usize;
+                j += 1;
+            }
+            let keep = sq == norm4 && (norm4 <= 40 || is_listed_norm12(&p));
+            if keep {
+                doubled[count] = p;
+                // Σ a_i = sum / 2 (sum of eight odd numbers is even).
+                parity[count] = ((sum / 2) % 2) as u8;
+                count += 1;
+            }
+            n += 1;
+        }
+        norm4 += 8;
+    }
+    assert!(count == PATTERN_COUNT);
+    Tables { doubled, parity }
+}
+
+/// The codebook, in code order.
+pub(crate) const TABLES: Tables = build_tables();
+
+/// Absolute pattern `index` (bits 7–14 of a code): eight positive
+/// half-integers (½, 3/2 or 5/2).
+///
+/// ```
+/// use hydron_core::quant::e8p;
+///
+/// assert_eq!(e8p::pattern(0), [0.5; 8]);
+/// assert_eq!(e8p::pattern(1), [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 1.5]);
+/// let last = e8p::pattern(255);
+/// assert_eq!(last.iter().map(|a| a * a).sum::<f32>(), 12.0);
+/// ```
+#[must_use]
+#[inline]
+pub fn pattern(index: u8) -> [f32; 8] {
+    TABLES.doubled[index as usize].map(|d| f32::from(d) * 0.5)
+}
+
+/// The shift of a code (bit 15): `0.25` or `-0.25`.
+#[inline]
+fn shift_of(code: u16) -> f32 {
+    if code & 0x8000 == 0 {
+        0.25
+    } else {
+        -0.25
+    }
+}
+
+/// The codeword of `code`: exact (every coordinate is a multiple of ¼).
+///
+/// ```
+/// use hydron_core::quant::e8p;
+///
+/// assert_eq!(e8p::decode(0), [0.75; 8]);
+/// // Shift bit set, pattern 0, sign bit 0 set: coordinate 0 negative, so
+/// // coordinate 7 is negative too (all-½ needs an even number).
+/// assert_eq!(e8p::decode(0x8001), [-0.75, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, -0.75]);
+/// ```
+#[must_use]
+#[inline]
+pub fn decode(code: u16) -> [f32; 8] {
+    let index = ((code >> 7) & 0xFF) as usize;
+    let a = &TABLES.doubled[index];
+    let signs = u32::from(code & 0x7F);
+    let last_negative = (signs.count_ones() + u32::from(TABLES.parity[index])) & 1;
+    let negative = signs | (last_negative << 7);
+    let shift = shift_of(code);
+    let mut out = [0.0f32; 8];
+    for (i, slot) in out.iter_mut().enumerate() {
+        let v = f32::from(a[i]) * 0.5;
+        let v = if negative >> i & 1 == 1 { -v } else { v };
+        *slot = v + shift;
+    }
+    out
+}
+
+/// Decodes every code of `codes` into `out`.
+///
+/// # Panics
+/// When `out` does not have the length of `codes`.
+///
+/// ```
+/// use hydron_core::quant::e8p;
+///
+/// let mut out = [[0.0; 8]; 2];
+/// e8p::decode_into(&[0, 0x8000], &mut out);
+/// assert_eq!(out, [[0.75; 8], [0.25; 8]]);
+/// ```
+pub fn decode_into(codes: &[u16], out: &mut [[f32; 8]]) {
+    assert_eq!(
+        codes.len(),
+        out.len(),
+        "decode_into: output length differs from input"
+    );
+    for (code, slot) in codes.iter().zip(out) {
+        *slot = decode(*code);
+    }
+}
+
+/// Every code of `codes`, decoded.
+///
+/// ```
+/// use hydron_core::quant::e8p;
+/// assert_eq!(e8p::decode_many(&[0]), vec![[0.75; 8]]);
+/// ```
+#[must_use]
+pub fn decode_many(codes: &[u16]) -> Vec<[f32; 8]> {
+    codes.iter().map(|&c| decode(c)).collect()
+}
+
+/// The nearest codeword's code (the lowest among codewords equally near),
+/// on the best backend; see the [module docs](self) for what "nearest"
+/// means exactly.
+///
+/// # Errors
+/// [`Gf8Error::NotANumber`] or [`Gf8Error::Infinite`] naming the first bad
+/// coordinate.
+///
+/// ```
+/// use hydron_core::quant::e8p;
+/// use hydron_core::Gf8Error;
+///
+/// assert_eq!(e8p::decode(e8p::encode(&[0.75; 8])?), [0.75; 8]);
+/// // The origin is equally near -1/4 (code 0x007F) and +1/4 (code 0x8000):
+/// // the lower code wins.
+/// let origin = e8p::encode(&[0.0; 8])?;
+/// assert_eq!(e8p::decode(origin), [-0.25; 8]);
+/// assert_eq!(
+///     e8p::encode(&[0.0, f32::NAN, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+///     Err(Gf8Error::NotANumber { coordinate: 1 })
+/// );
+/// # Ok::<(), Gf8Error>(())
+/// ```
+pub fn encode(x: &[f32; 8]) -> Result<u16, Gf8Error> {
+    crate::gf8::check_finite(x)?;
+    Ok(encode_finite(x, Backend::Scalar))
+}
+
+/// The codes of many blocks, on the best backend.
+///
+/// # Errors
+/// The index of the first block with a NaN or infinite coordinate, and
+/// which coordinate.
+///
+/// ```
+/// use hydron_core::quant::e8p;
+///
+/// let blocks = [[0.1; 8], [2.0, -1.0, 0.0, 0.5, 0.3, 0.0, -0.2, 1.1]];
+/// let codes = e8p::encode_many(&blocks)?;
+/// assert_eq!(codes, vec![e8p::encode(&blocks[0])?, e8p::encode(&blocks[1])?]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn encode_many(blocks: &[[f32; 8]]) -> Result<Vec<u16>, BatchError> {
+    let mut out = vec![0u16; blocks.len()];
+    encode_into(blocks, &mut out)?;
+    Ok(out)
+}
+
+/// [`encode_many`] into a slice the caller provides.
+///
+/// # Errors
+/// As [`encode_many`]; the codes past the bad block are then unspecified.
+///
+/// # Panics
+/// When `out` does not have the length of `blocks`.
+pub fn encode_into(blocks: &[[f32; 8]], out: &mut [u16]) -> Result<(), BatchError> {
+    encode_into_with(best_backend(), blocks, out)
+}
+
+/// [`encode_into`] on a given backend: [`Backend::Avx2Fma`] runs the AVX2
+/// kernel when this build (feature `simd`, x86-64) and CPU have it; every
+/// other backend, or an unavailable one, runs the scalar kernel. Every
+/// backend returns the same codes (the encoder is exact).
+///
+/// # Errors
+/// As [`encode_many`].
+///
+/// # Panics
+/// When `out` does not have the length of `blocks`.
+///
+/// ```
+/// use hydron_core::batch::{self, Backend};
+/// use hydron_core::quant::e8p;
+///
+/// let blocks = vec![[0.3, -0.9, 1.4, 0.0, 0.2, -2.2, 0.7, 0.05]; 10];
+/// let mut a = vec![0u16; 10];
+/// let mut b = vec![0u16; 10];
+/// e8p::encode_into_with(Backend::Scalar, &blocks, &mut a)?;
+/// for backend in batch::backends() {
+///     e8p::encode_into_with(backend, &blocks, &mut b)?;
+///     assert_eq!(a, b, "{backend}");
+/// }
+/// # Ok::<(), hydron_core::BatchError>(())
+/// ```
+pub fn encode_into_with(
+    backend: Backend,
+    blocks: &[[f32; 8]],
+    out: &mut [u16],
+) -> Result<(), BatchError> {
+    assert_eq!(
+        blocks.len(),
+        out.len(),
+        "encode_into: output length differs from input"
+    );
+    for (index, (block, slot)) in blocks.iter().zip(out.iter_mut()).enumerate() {
+        crate::gf8::check_finite(block).map_err(|error| BatchError { index, error })?;
+        *slot = encode_finite(block, backend);
+    }
+    Ok(())
+}
+
+/// The backend [`encode_into`] uses: AVX2 when built and detected.
+#[inline]
+fn best_backend() -> Backend {
+    Backend::Avx2Fma
+}
+
+/// The nearest code of a finite block on `backend`.
+#[inline]
+pub(crate) fn encode_finite(x: &[f32; 8], backend: Backend) -> u16 {
+    if !in_exact_range(x) {
+        return super::e8p_exact::encode_wide_range(x);
+    }
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    if backend == Backend::Avx2Fma {
+        if let Some(token) = super::e8p_avx2::Avx2::detect() {
+            return token.encode_in_range(x);
+        }
+    }
+    let _ = backend;
+    encode_in_range(x)
+}
+
+/// Whether every sum the in-range kernels take is exact in `f64` (module
+/// docs): every nonzero coordinate normal, with binary exponents `e` (as
+/// in `2^e ≤ |x| < 2^(e+1)`) such that `e_min ≥ −22`, `e_max ≤ e_min + 21`
+/// and `e_max ≤ 40`.
+///
+/// Why that suffices: let `g = min(¼, 2^(e_min − 23))`; every coordinate is
+/// a multiple of `g`, so `y = x − σ` is, `a_i |y_i|` and the sums are
+/// multiples of `g/2`, `½|a|²` is a multiple of ⅛ (so of `g/2`), and
+/// `σ Σx` a multiple of `g/4`. With `X = max |x_i|`, every intermediate
+/// value is at most `32 X + 16`, below `2^(e_max + 7)` (or below 64 when
+/// `X < 1`), and that is at most `2^51 g = 2^53 · g/4` under the three
+/// conditions. A multiple of `g/4` of magnitude at most `2^53 · g/4` is an
+/// `f64`, so no operation rounds.
+#[must_use]
+#[inline]
+pub(crate) fn in_exact_range(x: &[f32; 8]) -> bool {
+    let mut e_max = i32::MIN;
+    let mut e_min = i32::MAX;
+    for v in x {
+        let bits = v.to_bits() & 0x7FFF_FFFF;
+        if bits == 0 {
+            continue;
+        }
+        let biased = (bits >> 23) as i32;
+        if biased == 0 {
+            return false; // subnormal
+        }
+        let e = biased - 127;
+        e_max = e_max.max(e);
+        e_min = e_min.min(e);
+    }
+    e_max == i32::MIN || (e_min >= -22 && e_max <= e_min + 21 && e_max <= 40)
+}
+
+/// The two shifts, in code order (bit 15 = 0, then 1).
+pub(crate) const SHIFTS: [f64; 2] = [0.25, -0.25];
+
+/// `½ |a|²` of pattern `p`, exact (a multiple of ⅛).
+#[inline]
+pub(crate) fn half_norm(p: usize) -> f64 {
+    let sq: u32 = TABLES.doubled[p]
+        .iter()
+        .map(|&d| u32::from(d) * u32::from(d))
+        .sum();
+    f64::from(sq) / 8.0
+}
+
+/// `y = x − σ` and the parity (0 or 1) of its negative coordinates.
+#[inline]
+pub(crate) fn shifted(x: &[f32; 8], sigma: f64) -> ([f64; 8], u8) {
+    let y = x.map(|v| f64::from(v) - sigma);
+    let negatives = y.iter().filter(|v| **v < 0.0).count();
+    (y, (negatives & 1) as u8)
+}
+
+/// The best value of `⟨s ∘ a, y⟩ − ½|a|²` over the parity-valid signs `s`
+/// of pattern `p`: `Σ a_i t_i − ½|a|² − [wrong parity] · 2 min_i a_i t_i`
+/// with `t = |y|`. Exact in the exact range; otherwise within the error
+/// bound of `e8p_exact`.
+#[inline]
+pub(crate) fn class_value(t: &[f64; 8], negative_parity: u8, p: usize) -> f64 {
+    let a = &TABLES.doubled[p];
+    let mut prod = [0.0f64; 8];
+    for i in 0..8 {
+        prod[i] = f64::from(a[i]) * 0.5 * t[i];
+    }
+    let sum =
+        ((prod[0] + prod[4]) + (prod[2] + prod[6])) + ((prod[1] + prod[5]) + (prod[3] + prod[7]));
+    let min = prod.iter().fold(f64::INFINITY, |m, &v| m.min(v));
+    let value = sum - half_norm(p);
+    if negative_parity != TABLES.parity[p] {
+        value - 2.0 * min
+    } else {
+        value
+    }
+}
+
+/// The scalar in-range kernel: the best pattern of each shift by exact
+/// comparison (strict `>`, so the lowest pattern among equals), then the
+/// better shift (shift 0 among equals), then the lowest sign bits.
+pub(crate) fn encode_in_range(x: &[f32; 8]) -> u16 {
+    let sum_x: f64 = x.iter().map(|&v| f64::from(v)).sum();
+    let mut best = (f64::NEG_INFINITY, 0usize, 0usize);
+    for (shift, &sigma) in SHIFTS.iter().enumerate() {
+        let (y, parity) = shifted(x, sigma);
+        let t = y.map(f64::abs);
+        let mut best_value = f64::NEG_INFINITY;
+        let mut best_pattern = 0;
+        for p in 0..PATTERN_COUNT {
+            let v = class_value(&t, parity, p);
+            if v > best_value {
+                best_value = v;
+                best_pattern = p;
+            }
+        }
+        let total = best_value + sigma * sum_x;
+        if total > best.0 {
+            best = (total, shift, best_pattern);
+        }
+    }
+    finish_code(x, best.1, best.2)
+}
+
+/// The code of the best codeword of shift `shift` and pattern `p`: the
+/// lowest sign bits among the optimal sign vectors. Exact in the exact
+/// range, where `x − σ` and the products `a_i |y_i|` are.
+pub(crate) fn finish_code(x: &[f32; 8], shift: usize, p: usize) -> u16 {
+    let (y, _) = shifted(x, SHIFTS[shift]);
+    let signs = lowest_signs(&y, p);
+    ((shift as u16) << 15) | ((p as u16) << 7) | signs
+}
+
+/// The lowest 7 sign bits among the sign vectors that maximize
+/// `⟨s ∘ a, y⟩` for pattern `p` under its parity rule (`y` exact).
+///
+/// Optimal sign vectors: `s_i = sign(y_i)` where `y_i ≠ 0`, free where
+/// `y_i = 0`, with `#negative ≡ Σ a_i`. When no coordinate is zero and the
+/// signs of `y` have the wrong parity, exactly one coordinate of minimal
+/// `a_i |y_i|` is flipped.
+pub(crate) fn lowest_signs(y: &[f64; 8], p: usize) -> u16 {
+    let a = &TABLES.doubled[p];
+    let parity = u32::from(TABLES.parity[p]);
+    let mut negative = 0u32;
+    let mut zero = 0u32;
+    for (i, &v) in y.iter().enumerate() {
+        if v < 0.0 {
+            negative |= 1 << i;
+        } else if v == 0.0 {
+            zero |= 1 << i;
+        }
+    }
+    let bits = negative & 0x7F;
+    // Coordinate 7's sign as the code implies it from `bits`.
+    let implied_last = (bits.count_ones() + parity) & 1;
+    let last_zero = zero & 0x80 != 0;
+    if last_zero || implied_last == (negative >> 7) & 1 {
+        return bits as u16;
+    }
+    // Wrong parity. A zero coordinate among 0..7 flips for free: the
+    // lowest one adds the least.
+    if zero & 0x7F != 0 {
+        return (bits | (1 << (zero & 0x7F).trailing_zeros())) as u16;
+    }
+    // Flip one coordinate of minimal cost a_i |y_i| (no zeros here).
+    let cost = core::array::from_fn::<f64, 8, _>(|i| f64::from(a[i]) * 0.5 * y[i].abs());
+    let min = cost.iter().fold(f64::INFINITY, |m, &c| m.min(c));
+    let minimal = (0..8)
+        .filter(|&i| cost[i] == min)
+        .fold(0u32, |m, i| m | (1 << i));
+    // Clearing a set bit lowers the code (the highest one the most);
+    // flipping coordinate 7 changes no bit; setting a bit raises it (the
+    // lowest one the least).
+    let clearable = minimal & bits;
+    if clearable != 0 {
+        return (bits & !(1 << (31 - clearable.leading_zeros()))) as u16;
+    }
+    if minimal & 0x80 != 0 {
+        return bits as u16;
+    }
+    (bits | (1 << minimal.trailing_zeros())) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pattern_counts_by_norm() {
+        let mut counts = [0usize; 7];
+        for p in 0..PATTERN_COUNT {
+            let sq: u32 = TABLES.doubled[p]
+                .iter()
+                .map(|&d| u32::from(d) * u32::from(d))
+                .sum();
+            assert_eq!(sq % 8, 0);
+            counts[(sq / 8) as usize] += 1;
+        }
+        // Squared norms 2, 4, 6, 8, 10, 12.
+        assert_eq!(counts, [0, 1, 8, 28, 64, 126, 29]);
+    }
+
+    #[test]
+    fn patterns_are_distinct_and_sorted() {
+        for w in TABLES.doubled.windows(2) {
+            let n = |p: &[u8; 8]| p.iter().map(|&d| u32::from(d) * u32::from(d)).sum::<u32>();
+            assert!((n(&w[0]), w[0]) < (n(&w[1]), w[1]), "{w:?}");
+        }
+    }
+
+    #[test]
+    fn every_listed_norm12_pattern_is_in_the_table() {
+        for q in NORM12_PATTERNS {
+            assert!(TABLES.doubled[227..].contains(&q), "{q:?}");
+        }
+    }
+
+    #[test]
+    fn exact_range_bounds() {
+        let two = |e: i32, f: i32| {
+            let mut x = [0.0f32; 8];
+            x[0] = 2.0f32.powi(e);
+            x[5] = -2.0f32.powi(f);
+            in_exact_range(&x)
+        };
+        assert!(in_exact_range(&[0.0; 8]));
+        assert!(two(0, -21) && two(1, -20) && two(40, 19));
+        assert!(!two(1, -21) && !two(2, -20) && !two(41, 20));
+        assert!(two(-22, -22) && !two(-23, -23));
+        assert!(in_exact_range(&[2.0f32.powi(40); 8]));
+        assert!(!in_exact_range(&[2.0f32.powi(41); 8]));
+        assert!(!in_exact_range(&[1e-40, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]));
+    }
+}

@@ -1,0 +1,41 @@
+//! Lattice quantization: `f32` vectors of any dimension to compact codes,
+//! with no training.
+//!
+//! - [`e8p`]: the E8P codebook (2^16 points of E8 + ¼, QuIP#'s
+//!   construction), its exact nearest-codeword encoder (scalar, and AVX2
+//!   with the `simd` feature on x86-64, chosen at run time; the same codes
+//!   on every backend), and its decoder. One 16-bit code per 8-dim block.
+//! - [`LatticeQuantizer`]: vectors of any dimension at 2 bits per
+//!   coordinate: zero padding to whole blocks, an optional seeded
+//!   [`Rotation`] (random signs and a fast Walsh–Hadamard transform), a
+//!   per-vector scale or none ([`ScaleMode`]), typed errors
+//!   ([`QuantError`]).
+//!
+//! On i.i.d. Gaussian data the normalized mean squared error is about
+//! 0.091 (the rate–distortion bound at 2 bits is 0.0625; an optimal scalar
+//! quantizer reaches 0.1175).
+//!
+//! ```
+//! use hydron_core::quant::LatticeQuantizer;
+//!
+//! // Two 12-dimensional vectors, row after row.
+//! let x: Vec<f32> = (0..24).map(|i| ((i * 37 % 11) as f32 - 5.0) / 3.0).collect();
+//! let q = LatticeQuantizer::new(12, 2, 7)?;
+//! let codes = q.encode(&x)?;
+//! assert_eq!(codes.codes.len(), 2 * q.code_size()); // 4 bytes per vector
+//! let y = q.decode(&codes)?;
+//! assert_eq!(y.len(), x.len());
+//! # Ok::<(), hydron_core::quant::QuantError>(())
+//! ```
+
+pub mod e8p;
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+mod e8p_avx2;
+mod e8p_exact;
+mod error;
+mod hadamard;
+mod quantizer;
+
+pub use error::QuantError;
+pub use hadamard::Rotation;
+pub use quantizer::{LatticeQuantizer, QuantCodes, ScaleMode, GAUSSIAN_SCALE};
