@@ -1,24 +1,29 @@
 //! numpy arrays in and out, and the rules for what is accepted.
 //!
-//! Vectors come in as `(N, 8)` float32 numpy arrays (native byte order).
-//! A C-contiguous, aligned one is read in place as `&[[f32; 8]]` (no
-//! copy). Any other float32 layout (strided, Fortran order, unaligned, or
-//! strides that are not a whole number of floats, as in a field of a packed
-//! structured array) is first copied by numpy itself into a new C-ordered
-//! array, which is lossless and exact for every layout numpy can describe.
-//! Anything else is refused with a `TypeError` (wrong type or dtype) or
-//! `ValueError` (wrong shape) that says what was expected and what came:
-//! hydron never rounds float64 to float32 behind the caller's back. Results
-//! are new, owned, writable arrays built from Rust vectors without a copy.
+//! Vectors come in as a `(N, 8)` array, or one `(8,)` vector. A float32
+//! numpy array (native byte order) that is C-contiguous and aligned is read
+//! in place as `&[[f32; 8]]` (no copy); a float32 array in any other layout
+//! (strided, Fortran order, unaligned, or strides that are not a whole
+//! number of floats, as in a field of a packed structured array) is first
+//! copied by numpy itself into a new C-ordered array, which is lossless.
+//! Anything else that holds real numbers (float64, float16, integers,
+//! big-endian floats, lists, objects with `__array__`) is converted as
+//! `np.asarray(x, dtype=np.float32)` converts it, except that a finite value
+//! beyond float32's range (which numpy would make infinite) is an
+//! `InvalidVectorError` naming its vector and coordinate. Masked arrays are
+//! refused (`TypeError`: hydron has no missing values), and so are
+//! complex numbers, strings and objects; a wrong shape is a `ValueError`.
+//! Results are new, owned, writable arrays built from Rust vectors without
+//! a copy, or the caller's `out=` array, written in place ([`out_array`]).
 
 use std::path::PathBuf;
 
-use hydron_core::{BatchError, E8Root, Gf8};
+use hydron_core::{BatchError, E8Point, E8Root, Gf8};
 use numpy::ndarray::Array2;
-use numpy::ndarray::Dimension;
+use numpy::ndarray::{Dimension, IxDyn};
 use numpy::{
-    dtype, Element, PyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods,
-    PyReadonlyArray, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
+    dtype, Element, PyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods,
+    PyReadonlyArray, PyReadonlyArray2, PyReadwriteArray, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -85,41 +90,122 @@ pub fn shape_text(shape: &[usize]) -> String {
     }
 }
 
-/// `obj` as a numpy array of float32, or a `TypeError` naming `what`.
-fn float32_array<'a, 'py>(
-    obj: &'a Bound<'py, PyAny>,
-    what: &str,
-) -> PyResult<&'a Bound<'py, PyUntypedArray>> {
-    let Ok(arr) = obj.cast::<PyUntypedArray>() else {
-        return Err(PyTypeError::new_err(format!(
-            "{what}: expected a numpy float32 array, got {} \
-             (convert with np.asarray(x, dtype=np.float32))",
-            type_name(obj)
-        )));
-    };
+/// A `TypeError` for a numpy masked array: hydron has no missing values,
+/// and reading the array's data would use the masked values as if they
+/// were there.
+pub fn refuse_masked(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
     let py = obj.py();
-    if !arr.dtype().is_equiv_to(&dtype::<f32>(py)) {
+    let masked = py.import("numpy")?.getattr("ma")?.getattr("MaskedArray")?;
+    if obj.is_instance(&masked)? {
         return Err(PyTypeError::new_err(format!(
-            "{what}: expected dtype float32, got {} (hydron does not round to float32 for you: \
-             use .astype(np.float32) if that rounding is what you want)",
-            arr.dtype()
+            "{what}: masked arrays are not accepted (hydron has no missing values, and would \
+             read the masked entries as data): fill them (x.filled(value)) or drop the \
+             masked rows first"
         )));
     }
-    Ok(arr)
+    Ok(())
 }
 
-/// Reads `obj` as `(N, 8)` float32 vectors (see the module docs).
-pub fn vectors<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vectors<'py>> {
-    let arr = float32_array(obj, what)?;
-    let shape = arr.shape();
-    if shape.len() != 2 || shape[1] != 8 {
-        return Err(PyValueError::new_err(format!(
-            "{what}: expected shape (N, 8), got {}",
-            shape_text(shape)
+/// `obj` as a float32 numpy array of shape `(8,)` or `(N, 8)`: itself when
+/// it is one, else converted (see the module docs).
+fn float32_array<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyUntypedArray>> {
+    refuse_masked(obj, what)?;
+    let py = obj.py();
+    let f32_dtype = dtype::<f32>(py);
+    let arr = match obj.cast::<PyUntypedArray>() {
+        Ok(arr) => arr.clone(),
+        Err(_) => {
+            let np = py.import("numpy")?;
+            let arr = np.getattr("asarray")?.call1((obj,))?;
+            arr.cast_into::<PyUntypedArray>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{what}: expected an array of numbers, got {}",
+                    type_name(obj)
+                ))
+            })?
+        }
+    };
+    check_vector_shape(&arr, what)?;
+    if arr.dtype().is_equiv_to(&f32_dtype) {
+        return Ok(arr);
+    }
+    let source_dtype = arr.dtype();
+    let kind = source_dtype.kind();
+    if !matches!(kind, b'f' | b'i' | b'u' | b'b') {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: expected real numbers (floats or integers), got {} of dtype {}",
+            type_name(obj),
+            source_dtype
         )));
     }
+    let np = py.import("numpy")?;
+    // Quietly: an overflow is reported below, by vector and coordinate.
+    let quiet = pyo3::types::PyDict::new(py);
+    quiet.set_item("over", "ignore")?;
+    quiet.set_item("invalid", "ignore")?;
+    let errstate = np.getattr("errstate")?.call((), Some(&quiet))?;
+    errstate.call_method0("__enter__")?;
+    let converted = arr.call_method1("astype", (f32_dtype,));
+    errstate.call_method1("__exit__", (py.None(), py.None(), py.None()))?;
+    let converted = converted?.cast_into::<PyUntypedArray>()?;
+    if kind == b'f' && source_dtype.itemsize() > 4 {
+        let overflowed = np.getattr("logical_and")?.call1((
+            np.getattr("isinf")?.call1((&converted,))?,
+            np.getattr("isfinite")?.call1((&arr,))?,
+        ))?;
+        if overflowed.call_method0("any")?.is_truthy()? {
+            let at: Vec<usize> = np
+                .getattr("argwhere")?
+                .call1((&overflowed,))?
+                .get_item(0)?
+                .extract()?;
+            let value: f64 = arr
+                .get_item(pyo3::types::PyTuple::new(py, &at)?)?
+                .call_method0("item")?
+                .extract()?;
+            let (vector, coordinate) = match at[..] {
+                [c] => (0, c),
+                [v, c] => (v, c),
+                _ => (0, 0),
+            };
+            return Err(crate::errors::beyond_float32(py, vector, coordinate, value));
+        }
+    }
+    Ok(converted)
+}
+
+/// A `ValueError` unless `arr` has shape `(8,)` or `(N, 8)`.
+fn check_vector_shape(arr: &Bound<'_, PyUntypedArray>, what: &str) -> PyResult<()> {
+    match arr.shape() {
+        [8] | [_, 8] => Ok(()),
+        shape => Err(PyValueError::new_err(format!(
+            "{what}: expected shape (N, 8) or (8,), got {}",
+            shape_text(shape)
+        ))),
+    }
+}
+
+/// Reads `obj` as vectors (see the module docs): `(vectors, single)`,
+/// where `single` says it was one `(8,)` vector.
+pub fn input<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<(Vectors<'py>, bool)> {
+    let arr = float32_array(obj, what)?;
+    if arr.shape() == [8] {
+        let arr = in_c_order(arr.cast::<PyArray1<f32>>()?, what)?;
+        // `in_c_order` gave a contiguous (8,) array: 8 floats.
+        let Some(one) = arr.as_slice().ok().and_then(|s| s.try_into().ok()) else {
+            return Err(PyValueError::new_err(format!(
+                "{what}: expected 8 contiguous floats"
+            )));
+        };
+        return Ok((Vectors::One([one]), true));
+    }
     let arr = arr.cast::<PyArray2<f32>>()?;
-    Ok(Vectors::Array(in_c_order(arr, what)?))
+    Ok((Vectors::Array(in_c_order(arr, what)?), false))
+}
+
+/// Reads `obj` as vectors, a single `(8,)` vector as one row.
+pub fn vectors<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vectors<'py>> {
+    Ok(input(obj, what)?.0)
 }
 
 /// `arr` read-only and in C order: the array itself when its memory is
@@ -154,24 +240,7 @@ fn in_c_order<'py, D: Dimension>(
 /// A vector or vectors: a `(8,)` array is one vector (`single` is true),
 /// an `(N, 8)` array is N vectors.
 pub fn one_or_many<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<(Vectors<'py>, bool)> {
-    let arr = float32_array(obj, what)?;
-    if arr.shape() == [8] {
-        let arr = in_c_order(arr.cast::<PyArray1<f32>>()?, what)?;
-        // `in_c_order` gave a contiguous (8,) array: 8 floats.
-        let Some(one) = arr.as_slice().ok().and_then(|s| s.try_into().ok()) else {
-            return Err(PyValueError::new_err(format!(
-                "{what}: expected 8 contiguous floats"
-            )));
-        };
-        return Ok((Vectors::One([one]), true));
-    }
-    if arr.shape().len() != 2 {
-        return Err(PyValueError::new_err(format!(
-            "{what}: expected shape (8,) or (N, 8), got {}",
-            shape_text(arr.shape())
-        )));
-    }
-    Ok((vectors(obj, what)?, false))
+    input(obj, what)
 }
 
 /// One vector of shape `(8,)`, as its coordinates.
@@ -184,6 +253,92 @@ pub fn one(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<[f32; 8]> {
         )));
     }
     Ok(v.arrays()[0])
+}
+
+/// The `out=` array of a call whose result has `shape` and element type
+/// `T`, borrowed for writing: a numpy array of exactly that dtype and
+/// shape, C-contiguous, aligned and writeable, that shares no memory with
+/// the call's input (its borrow would conflict). Anything else is a
+/// `TypeError` (not an array, another dtype) or `ValueError`, before any
+/// work is done.
+pub fn out_array<'py, T: Element>(
+    out: &Bound<'py, PyAny>,
+    shape: &[usize],
+) -> PyResult<PyReadwriteArray<'py, T, IxDyn>> {
+    let py = out.py();
+    refuse_masked(out, "out")?;
+    let Ok(arr) = out.cast::<PyUntypedArray>() else {
+        return Err(PyTypeError::new_err(format!(
+            "out: expected a numpy array, got {}",
+            type_name(out)
+        )));
+    };
+    let want = dtype::<T>(py);
+    if !arr.dtype().is_equiv_to(&want) {
+        return Err(PyTypeError::new_err(format!(
+            "out: expected dtype {want}, got {} (hydron writes results without casting)",
+            arr.dtype()
+        )));
+    }
+    if arr.shape() != shape {
+        return Err(PyValueError::new_err(format!(
+            "out: expected shape {}, got {}",
+            shape_text(shape),
+            shape_text(arr.shape())
+        )));
+    }
+    let aligned: bool = arr.getattr("flags")?.getattr("aligned")?.extract()?;
+    if !arr.is_c_contiguous() || !aligned {
+        return Err(PyValueError::new_err(
+            "out: expected a C-contiguous, aligned array (hydron writes results in place, \
+             without a copy)",
+        ));
+    }
+    arr.cast::<PyArrayDyn<T>>()?.try_readwrite().map_err(|e| {
+        PyValueError::new_err(format!(
+            "out: not writable ({e}): it is read-only, or shares memory with the input"
+        ))
+    })
+}
+
+/// The shape of a result with one `tail`-shaped entry per vector: `tail`
+/// for a single vector, else `(n,) + tail`.
+pub fn result_shape(single: bool, n: usize, tail: &[usize]) -> Vec<usize> {
+    if single {
+        tail.to_vec()
+    } else {
+        std::iter::once(n).chain(tail.iter().copied()).collect()
+    }
+}
+
+/// `out`'s floats as `Gf8` slots for a kernel to write into.
+pub fn gf8_slots(floats: &mut [f32]) -> &mut [Gf8] {
+    let arrays: &mut [[f32; 8]] = bytemuck::cast_slice_mut(floats);
+    // SAFETY: `Gf8` is `#[repr(C)]` with one field, `[f32; 8]`: the same
+    // size, alignment and layout, and every bit pattern is a value of the
+    // type (its unit-norm rule is an invariant of its API, not of its
+    // bits). The kernels only write these slots, and numpy reads them back
+    // as floats; no `Gf8` is ever read from them.
+    unsafe { &mut *(std::ptr::from_mut::<[[f32; 8]]>(arrays) as *mut [Gf8]) }
+}
+
+/// `out`'s bytes as `E8Root` slots for a kernel to write into.
+pub fn root_slots(bytes: &mut [u8]) -> &mut [E8Root] {
+    // SAFETY: `E8Root` is `#[repr(transparent)]` over `u8`: the same
+    // layout. Its rule (a code below 240) is an invariant of its API, not
+    // of its bits; the kernels only write these slots (each a code below
+    // 240), and numpy reads them back as bytes.
+    unsafe { &mut *(std::ptr::from_mut::<[u8]>(bytes) as *mut [E8Root]) }
+}
+
+/// `out`'s integers as `E8Point` slots for a kernel to write into.
+pub fn point_slots(ints: &mut [i32]) -> &mut [E8Point] {
+    let arrays: &mut [[i32; 8]] = bytemuck::cast_slice_mut(ints);
+    // SAFETY: `E8Point` is `#[repr(transparent)]` over its doubled
+    // coordinates, `[i32; 8]`: the same layout. Its rule (a lattice point)
+    // is an invariant of its API, not of its bits; the kernels only write
+    // these slots, and numpy reads them back as integers.
+    unsafe { &mut *(std::ptr::from_mut::<[[i32; 8]]>(arrays) as *mut [E8Point]) }
 }
 
 /// A new `(N, 8)` float32 array that owns `arrays` (no copy).
@@ -251,11 +406,22 @@ pub fn data<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Data<'py>> {
 }
 
 /// E8 root codes: a uint8 array is read as it is; any other integer
-/// array or sequence is converted; each code must be in 0..240.
+/// array or sequence is converted; each code must be in 0..240. A single
+/// code (a 0-d array or an integer) is one code.
 pub fn codes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+    Ok(codes_or_one(obj, what)?.0)
+}
+
+/// [`codes`], and whether `obj` was a single code (0-d).
+pub fn codes_or_one(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(Vec<u8>, bool)> {
     let py = obj.py();
+    refuse_masked(obj, what)?;
     let np = py.import("numpy")?;
-    let arr = np.getattr("asarray")?.call1((obj,))?;
+    let mut arr = np.getattr("asarray")?.call1((obj,))?;
+    let single = arr.cast::<PyUntypedArray>()?.ndim() == 0;
+    if single {
+        arr = arr.call_method1("reshape", (1,))?;
+    }
     let arr = arr.cast::<PyUntypedArray>()?;
     if arr.ndim() != 1 {
         return Err(PyValueError::new_err(format!(
@@ -305,7 +471,7 @@ pub fn codes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
             }
         }
     }
-    Ok(out)
+    Ok((out, single))
 }
 
 /// A path (`str` or `os.PathLike`), or `None` for anything else. An

@@ -14,10 +14,15 @@ use std::panic::AssertUnwindSafe;
 
 use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{make_array, Array, ArrayRef, RecordBatch, RecordBatchIterator};
+use arrow_array::{
+    make_array, Array, ArrayRef, FixedSizeListArray, Float32Array, RecordBatch,
+    RecordBatchIterator, UInt8Array,
+};
 use arrow_schema::{ArrowError, DataType, Field, FieldRef, SchemaRef};
 use hydron_codec::CodecError;
-use pyo3::exceptions::PyTypeError;
+use numpy::ndarray::{ArrayView1, ArrayView2};
+use numpy::{PyArray1, PyArray2};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
@@ -85,6 +90,37 @@ impl ArrowArray {
         self.array.len()
     }
 
+    /// The data as a read-only numpy array sharing its memory: ``(N, 8)``
+    /// float32 for vectors, ``(N,)`` uint8 for codes (``np.asarray(a)``).
+    /// ``dtype`` converts (a copy); ``copy=True`` always copies,
+    /// ``copy=False`` refuses to.
+    #[pyo3(signature = (dtype = None, copy = None))]
+    fn __array__<'py>(
+        slf: &Bound<'py, Self>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let view = numpy_view(slf)?;
+        view.call_method1("setflags", (false,))?;
+        let converts = match dtype {
+            Some(d) => !view
+                .getattr("dtype")?
+                .eq(py.import("numpy")?.getattr("dtype")?.call1((d,))?)?,
+            None => false,
+        };
+        if copy == Some(false) && converts {
+            return Err(PyValueError::new_err(
+                "ArrowArray.__array__: copy=False, but the dtype asked for needs a copy",
+            ));
+        }
+        match (dtype, copy) {
+            (Some(d), _) if converts => view.call_method1("astype", (d,)),
+            (_, Some(true)) => view.call_method0("copy"),
+            _ => Ok(view),
+        }
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "hydron.ArrowArray({}, {} rows)",
@@ -92,6 +128,35 @@ impl ArrowArray {
             self.array.len()
         )
     }
+}
+
+/// A numpy array over the memory of `slf`'s Arrow data (kept alive by
+/// `slf`): `(N, 8)` float32 for a vector column, `(N,)` uint8 for codes.
+fn numpy_view<'py>(slf: &Bound<'py, ArrowArray>) -> PyResult<Bound<'py, PyAny>> {
+    let array = &slf.get().array;
+    let container = slf.clone().into_any();
+    if let Some(list) = array.as_any().downcast_ref::<FixedSizeListArray>() {
+        let values = list.values().as_any().downcast_ref::<Float32Array>();
+        if let (Some(values), 8) = (values, list.value_length()) {
+            let start = 8 * list.offset();
+            let floats = &values.values()[start..start + 8 * list.len()];
+            let view = ArrayView2::from_shape((list.len(), 8), floats)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            // SAFETY: `floats` is memory of `slf`'s Arrow array, which is
+            // immutable and lives as long as `slf`; numpy keeps `container`
+            // (`slf`) alive for as long as the new array exists.
+            return Ok(unsafe { PyArray2::borrow_from_array(&view, container) }.into_any());
+        }
+    }
+    if let Some(codes) = array.as_any().downcast_ref::<UInt8Array>() {
+        let view = ArrayView1::from(&codes.values()[..]);
+        // SAFETY: as above, for the bytes of the code array.
+        return Ok(unsafe { PyArray1::borrow_from_array(&view, container) }.into_any());
+    }
+    Err(PyTypeError::new_err(format!(
+        "ArrowArray.__array__: no numpy form for {}",
+        array.data_type()
+    )))
 }
 
 /// An Arrow table exported by hydron (``to_arrow_table``).

@@ -107,6 +107,32 @@ fn invalid_vector(
     raise(py, "InvalidVectorError", message, &kw)
 }
 
+/// An `InvalidVectorError` for a finite input value too large for float32
+/// (numpy's conversion would have made it infinite).
+pub fn beyond_float32(py: Python<'_>, index: usize, coordinate: usize, value: f64) -> PyErr {
+    let reason = format!(
+        "coordinate {coordinate} is {value:e}, beyond float32's range (±{:e})",
+        f32::MAX
+    );
+    let kw = [
+        ("index", int(py, index as u64)),
+        ("coordinate", int(py, coordinate as u64)),
+        (
+            "reason",
+            reason
+                .clone()
+                .into_pyobject(py)
+                .map_or_else(|_| py.None(), |o| o.into_any().unbind()),
+        ),
+    ];
+    raise(
+        py,
+        "InvalidVectorError",
+        format!("vector {index}: {reason}"),
+        &kw,
+    )
+}
+
 /// A batch kernel's error (the vector's index and what is wrong).
 pub fn batch_error(py: Python<'_>, e: BatchError) -> PyErr {
     invalid_vector(py, e.to_string(), e.index as u64, &e.error, None)

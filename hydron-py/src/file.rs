@@ -43,11 +43,43 @@ fn saves_parquet(path: &std::path::Path, format: Option<&Bound<'_, PyAny>>) -> b
         Some(f) => f
             .extract::<String>()
             .is_ok_and(|name| name.eq_ignore_ascii_case("parquet")),
-        None => path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq")),
+        None => suffix_is(path, &["parquet", "pq"]),
     }
+}
+
+/// Whether `path` ends in `.` and one of `suffixes` (any case).
+fn suffix_is(path: &std::path::Path, suffixes: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| suffixes.iter().any(|s| e.eq_ignore_ascii_case(s)))
+}
+
+/// The container form a path asks for when no `format` is given: JSON
+/// Lines for `.jsonl`, the binary form for any other name; a `.json` name
+/// is refused (hydron has no plain-JSON file, and `load` could not read
+/// one back). Parquet names are decided before this.
+fn container_format_of(
+    path: &std::path::Path,
+    format: Option<&Bound<'_, PyAny>>,
+    parquet_too: bool,
+) -> PyResult<file::Format> {
+    if format.is_some() {
+        return policy::format(format, parquet_too);
+    }
+    if suffix_is(path, &["json"]) {
+        return Err(PyValueError::new_err(format!(
+            "{}: hydron files are not plain JSON; a name ending in .jsonl gets JSON \
+             Lines with checksum lines, .parquet gets Parquet, any other name the \
+             binary form; for a plain JSON array use encode_json (or pass format= to \
+             write a hydron file under this name)",
+            path.display()
+        )));
+    }
+    Ok(if suffix_is(path, &["jsonl"]) {
+        file::Format::JsonLines
+    } else {
+        file::Format::Fory
+    })
 }
 
 // The Python signatures spell the default chunk size out (65536).
@@ -114,11 +146,14 @@ fn from_data(py: Python<'_>, data: &arrays::Data<'_>, policy: Policy) -> PyResul
 /// ----------
 /// path : str or os.PathLike
 /// vectors : ndarray, float32, shape (N, 8)
-/// format : {"fory", "jsonl", "parquet"}, default "fory"
-///     Binary (chunks of fory batch messages), text (JSON Lines), or
-///     Parquet (the default when ``path`` ends in ``.parquet`` or ``.pq``;
-///     written as :func:`save_parquet` writes it, Snappy-compressed, with
-///     row groups of ``chunk_vectors`` vectors).
+/// format : {"fory", "jsonl", "parquet"}, optional
+///     Binary (chunks of fory batch messages), text (JSON Lines with
+///     checksum lines), or Parquet (written as :func:`save_parquet` writes
+///     it, Snappy-compressed, with row groups of ``chunk_vectors``
+///     vectors). By default the name decides: ``.parquet`` or ``.pq`` is
+///     Parquet, ``.jsonl`` JSON Lines, any other name the binary form; a
+///     ``.json`` name is refused (``ValueError``: hydron files are not a
+///     plain JSON array, see :func:`encode_json`).
 /// chunk_vectors : int, default 65536
 ///     Vectors per checksummed chunk, 1..=1048576 (the row group size
 ///     for Parquet: note that :func:`save_parquet`'s own default is
@@ -158,7 +193,7 @@ pub fn save(
         return pyparquet::save(py, &path, &gf8, options);
     }
     let (format, options) = (
-        policy::format(format, true)?,
+        container_format_of(&path, format, true)?,
         options(chunk_vectors, durable)?,
     );
     let input = arrays::vectors(vectors, "vectors")?;
@@ -398,9 +433,12 @@ pub fn iter_chunks(
 /// error caught) raises ``HydronError``, since nothing was saved. Vectors
 /// are checked by ``policy`` as they are written. ``path`` is made
 /// absolute when the writer is created. One writer may be shared by
-/// threads: calls take turns. It writes no Parquet: a ``path`` ending in
+/// threads: calls take turns. Without ``format`` the name decides as for
+/// :func:`save`, except that it writes no Parquet: a ``path`` ending in
 /// ``.parquet`` or ``.pq`` needs an explicit ``format`` (use
-/// :func:`save_parquet` for Parquet).
+/// :func:`save_parquet` for Parquet). A writer collected unfinished
+/// (neither finished, aborted nor closed) emits a ``ResourceWarning``, as
+/// an unclosed Python file does.
 ///
 /// Examples
 /// --------
@@ -450,6 +488,35 @@ impl FileWriter {
     }
 }
 
+/// A writer collected while still open loses what was written (its
+/// temporary file is removed): as Python's own files do when collected
+/// unclosed, it says so with a `ResourceWarning` (shown with `-X dev` or
+/// `-W default`; an error under `-W error`, reported as unraisable).
+impl Drop for FileWriter {
+    fn drop(&mut self) {
+        if !matches!(self.state.get_mut(), Ok(WriterState::Open(_))) {
+            return;
+        }
+        let message = format!(
+            "hydron.FileWriter({:?}) was never finished: {} vectors written and discarded, \
+             nothing saved (call finish(), or use the writer in a with block)",
+            self.path.display().to_string(),
+            self.written.load(Ordering::Relaxed)
+        );
+        Python::attach(|py| {
+            let warned = std::ffi::CString::new(message)
+                .map_err(|e| PyValueError::new_err(e.to_string()))
+                .and_then(|message| {
+                    let category = py.get_type::<pyo3::exceptions::PyResourceWarning>();
+                    PyErr::warn(py, category.as_any(), &message, 1)
+                });
+            if let Err(e) = warned {
+                e.write_unraisable(py, None);
+            }
+        });
+    }
+}
+
 #[pymethods]
 impl FileWriter {
     #[new]
@@ -463,10 +530,7 @@ impl FileWriter {
         policy: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<FileWriter> {
         let format_arg_missing = format.is_none();
-        let (format, options) = (
-            policy::format(format, false)?,
-            options(chunk_vectors, durable)?,
-        );
+        let options = options(chunk_vectors, durable)?;
         let policy = parse_or_strict(policy)?;
         if format_arg_missing && saves_parquet(&path, None) {
             return Err(PyValueError::new_err(format!(
@@ -476,6 +540,7 @@ impl FileWriter {
                 path.display()
             )));
         }
+        let format = container_format_of(&path, format, false)?;
         let writer = detached(py, || file::FileWriter::create(&path, format, options))?;
         Ok(FileWriter {
             state: Mutex::new(WriterState::Open(writer)),

@@ -2,14 +2,14 @@
 //! arrays. Each function converts its arguments (`arrays`), releases the GIL
 //! around the Rust call, and converts the result or error back.
 
-use hydron_core::{batch, E8Point, Gf8, E8_ROOTS};
+use hydron_core::{batch, BatchError, E8Root, Gf8, Gf8Error, E8_ROOTS};
 use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2};
 use numpy::{PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::arrays::{self, codes_out, gf8_out, one_or_many, vectors, vectors_out, Vectors};
+use crate::arrays::{self, gf8_out, result_shape, vectors, vectors_out, Vectors};
 use crate::errors::{batch_error, codec_error, gf8_error};
 use crate::gil;
 use crate::policy;
@@ -18,19 +18,24 @@ use crate::policy;
 ///
 /// Parameters
 /// ----------
-/// vectors : ndarray, float32, shape (N, 8)
-///     Any finite vectors (read in place when C-contiguous).
+/// vectors : array_like, shape (N, 8) or (8,)
+///     Any finite vectors (float32 read in place when C-contiguous; other
+///     real numbers converted as ``np.asarray(x, dtype=np.float32)``).
 /// policy : {None, "strict", "renormalize", "trusted"}, optional
 ///     None (the default) scales every vector (zero stays zero), as Rust's
 ///     ``batch::normalize``. With a policy, the vectors are treated as a
 ///     decoder treats them: ``"renormalize"`` scales only the vectors that
 ///     are not unit (unit ones are kept bit for bit), ``"strict"`` checks
 ///     them and returns a copy, ``"trusted"`` copies them unchecked.
+/// out : ndarray, float32, optional
+///     Where to write the result (C-contiguous, of the result's shape, not
+///     sharing memory with ``vectors``), instead of a new array; returned.
+///     Only without ``policy``.
 ///
 /// Returns
 /// -------
-/// ndarray, float32, shape (N, 8)
-///     A new array.
+/// ndarray, float32, shape (N, 8) or (8,)
+///     A new array (or ``out``).
 ///
 /// Raises
 /// ------
@@ -38,34 +43,58 @@ use crate::policy;
 ///     A NaN or infinite coordinate (``.index``, ``.coordinate``), or with
 ///     ``policy="strict"`` a vector that is not of unit norm (``.norm``).
 /// TypeError, ValueError
-///     Not a float32 array; not of shape (N, 8).
+///     Not real numbers; not of shape (N, 8) or (8,); a bad ``out``.
 ///
 /// Examples
 /// --------
 /// >>> import numpy as np, hydron
 /// >>> hydron.normalize(np.array([[0, 3, 0, 4, 0, 0, 0, 0]], np.float32))[0, 1]
 /// np.float32(0.6)
+/// >>> hydron.normalize([3.0, 4, 0, 0, 0, 0, 0, 0])[:2].tolist()
+/// [0.6000000238418579, 0.800000011920929]
 #[pyfunction]
-#[pyo3(signature = (vectors, *, policy = None))]
+#[pyo3(signature = (vectors, *, policy = None, out = None))]
 pub fn normalize<'py>(
     py: Python<'py>,
     vectors: &Bound<'py, PyAny>,
     policy: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyArray2<f32>>> {
-    let input = arrays::vectors(vectors, "vectors")?;
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (input, single) = arrays::input(vectors, "vectors")?;
     let arrays = input.arrays();
-    match policy.map(policy::parse).transpose()? {
-        None => {
+    match (policy.map(policy::parse).transpose()?, out) {
+        (None, Some(out)) => {
+            let mut guard =
+                arrays::out_array::<f32>(out, &result_shape(single, arrays.len(), &[8]))?;
+            let slots = arrays::gf8_slots(guard.as_slice_mut()?);
+            gil::run_on_vectors(py, arrays.len(), || batch::normalize_into(arrays, slots))
+                .map_err(|e| batch_error(py, e))?;
+            Ok(out.clone())
+        }
+        (None, None) => {
             let out = gil::run_on_vectors(py, arrays.len(), || batch::normalize(arrays))
                 .map_err(|e| batch_error(py, e))?;
-            Ok(gf8_out(py, out))
+            single_row(gf8_out(py, out).into_any(), single)
         }
-        Some(p) => {
+        (Some(_), Some(_)) => Err(PyValueError::new_err(
+            "out: not with a policy (normalize(vectors, out=...) scales every vector)",
+        )),
+        (Some(p), None) => {
             let owned = arrays.to_vec();
             let out = gil::run_on_vectors(py, owned.len(), || p.apply(owned))
                 .map_err(|e| codec_error(py, e))?;
-            Ok(gf8_out(py, out))
+            single_row(gf8_out(py, out).into_any(), single)
         }
+    }
+}
+
+/// `rows` (a new array of one row per vector), as the row itself when the
+/// input was a single vector.
+fn single_row<'py>(rows: Bound<'py, PyAny>, single: bool) -> PyResult<Bound<'py, PyAny>> {
+    if single {
+        rows.get_item(0)
+    } else {
+        Ok(rows)
     }
 }
 
@@ -76,7 +105,7 @@ pub fn normalize<'py>(
 ///
 /// Parameters
 /// ----------
-/// vectors : ndarray, float32, shape (N, 8)
+/// vectors : array_like, shape (N, 8) or (8,)
 ///
 /// Raises
 /// ------
@@ -99,7 +128,74 @@ pub fn validate(py: Python<'_>, vectors: &Bound<'_, PyAny>) -> PyResult<()> {
         .map_err(|e| batch_error(py, e))
 }
 
-/// The nearest E8 root of each vector, as its code (0..240).
+/// What `nearest_roots` checks.
+#[derive(Clone, Copy)]
+enum RootsCheck {
+    /// Finite vectors: unit ones as they are, others scaled first.
+    Finite,
+    /// Unit (or zero) vectors only.
+    Strict,
+    /// Nothing.
+    Trusted,
+}
+
+/// Vectors per block of the scratch buffer `roots_into` scales non-unit
+/// vectors in (2 MiB).
+const SCALE_BLOCK: usize = 1 << 16;
+
+/// The nearest root of each vector of `arrays` into `out`, as `check` says.
+fn roots_into(
+    arrays: &[[f32; 8]],
+    check: RootsCheck,
+    out: &mut [E8Root],
+) -> Result<(), BatchError> {
+    match check {
+        RootsCheck::Trusted => {
+            batch::nearest_roots_into(Gf8::slice_from_arrays_unchecked(arrays), out);
+            Ok(())
+        }
+        RootsCheck::Strict => batch::nearest_roots_checked_into(arrays, out),
+        // Unit vectors in one checked pass; from the first vector that is
+        // not unit on (the codes before it are written), through scaling.
+        RootsCheck::Finite => match batch::nearest_roots_checked_into(arrays, out) {
+            Err(e) if matches!(e.error, Gf8Error::NotUnitNorm { .. }) => {
+                roots_of_directions(&arrays[e.index..], e.index, &mut out[e.index..])
+            }
+            done => done,
+        },
+    }
+}
+
+/// The nearest roots of the directions of `arrays` (the vectors from
+/// `offset` on): a vector that is unit (or zero) as it is, any other as
+/// `batch::normalize` scales it, in blocks through one scratch buffer.
+fn roots_of_directions(
+    arrays: &[[f32; 8]],
+    offset: usize,
+    out: &mut [E8Root],
+) -> Result<(), BatchError> {
+    let mut scratch = vec![Gf8::ZERO; SCALE_BLOCK.min(arrays.len())];
+    for (k, (block, codes)) in arrays
+        .chunks(SCALE_BLOCK)
+        .zip(out.chunks_mut(SCALE_BLOCK))
+        .enumerate()
+    {
+        let scaled = &mut scratch[..block.len()];
+        batch::normalize_into(block, scaled).map_err(|e| BatchError {
+            index: e.index + offset + k * SCALE_BLOCK,
+            ..e
+        })?;
+        for (s, raw) in scaled.iter_mut().zip(block) {
+            if let Ok(unit) = Gf8::try_new(*raw) {
+                *s = unit;
+            }
+        }
+        batch::nearest_roots_into(scaled, codes);
+    }
+    Ok(())
+}
+
+/// The nearest E8 root of each vector's direction, as its code (0..240).
 ///
 /// Closed form, O(8) per vector, in hydron-core's SIMD batch kernel (AVX2
 /// when the CPU has it): the root of largest cosine, as a brute-force
@@ -109,63 +205,89 @@ pub fn validate(py: Python<'_>, vectors: &Bound<'_, PyAny>) -> PyResult<()> {
 /// wins. A zero vector gets code 0 when its zeros are positive; a negative
 /// zero counts as a minus sign, so ``[-0.0] * 8`` gets code 3.
 ///
+/// Any finite vector has a direction: a vector of unit norm (within
+/// ``NORM_TOLERANCE``) or zero is quantized as it is, any other is first
+/// scaled as :func:`normalize` scales it, so for such a vector
+/// ``nearest_roots(raw) == nearest_roots(normalize(raw))``.
+///
 /// Parameters
 /// ----------
-/// vectors : ndarray, float32, shape (N, 8)
-///     Unit vectors (or zero).
+/// vectors : array_like, shape (N, 8) or (8,)
+///     Finite vectors.
+/// strict : bool, default False
+///     Refuse a vector that is not of unit norm (or zero), instead of
+///     taking its direction.
 /// trusted : bool, default False
-///     Skip the check that the vectors are valid (garbage in, a meaningless
-///     but harmless code out). The check runs in the same pass as the
-///     quantization and costs a few percent (docs/benchmarks.md).
+///     Skip every check, and the scaling: the vectors must be unit or zero
+///     (garbage in, a meaningless but harmless code out).
+/// out : ndarray, uint8, optional
+///     Where to write the codes (C-contiguous, shape (N,), or () for one
+///     vector), instead of a new array; returned.
 ///
 /// Returns
 /// -------
-/// ndarray, uint8, shape (N,)
+/// ndarray, uint8, shape (N,), or numpy.uint8 for one (8,) vector
 ///     ``E8_ROOTS[codes]`` are the roots.
 ///
 /// Raises
 /// ------
 /// InvalidVectorError
-///     A vector that is not finite and of unit norm (unless ``trusted``).
+///     A NaN or infinite coordinate; with ``strict``, a vector that is not
+///     of unit norm (``.norm``).
 ///
 /// Examples
 /// --------
 /// >>> import numpy as np, hydron
 /// >>> hydron.nearest_roots(hydron.E8_ROOTS[[5, 200]]).tolist()
 /// [5, 200]
+/// >>> int(hydron.nearest_roots(3 * hydron.E8_ROOTS[7]))
+/// 7
 #[pyfunction]
-#[pyo3(signature = (vectors, *, trusted = false))]
+#[pyo3(signature = (vectors, *, strict = false, trusted = false, out = None))]
 pub fn nearest_roots<'py>(
     py: Python<'py>,
     vectors: &Bound<'py, PyAny>,
+    strict: bool,
     trusted: bool,
-) -> PyResult<Bound<'py, PyArray1<u8>>> {
-    let input = arrays::vectors(vectors, "vectors")?;
-    let arrays = input.arrays();
-    let codes = gil::run_on_vectors(py, arrays.len(), || {
-        if trusted {
-            Ok(batch::nearest_roots(Gf8::slice_from_arrays_unchecked(
-                arrays,
-            )))
-        } else {
-            // Checked in the same pass as the quantization.
-            batch::nearest_roots_checked(arrays)
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let check = match (strict, trusted) {
+        (true, true) => {
+            return Err(PyValueError::new_err(
+                "strict and trusted: one or the other (strict checks every vector, \
+                 trusted none)",
+            ))
         }
-    })
-    .map_err(|e| batch_error(py, e))?;
-    Ok(codes_out(py, codes))
+        (true, false) => RootsCheck::Strict,
+        (false, true) => RootsCheck::Trusted,
+        (false, false) => RootsCheck::Finite,
+    };
+    let (input, single) = arrays::input(vectors, "vectors")?;
+    let arrays = input.arrays();
+    if let Some(out) = out {
+        let mut guard = arrays::out_array::<u8>(out, &result_shape(single, arrays.len(), &[]))?;
+        let slots = arrays::root_slots(guard.as_slice_mut()?);
+        gil::run_on_vectors(py, arrays.len(), || roots_into(arrays, check, slots))
+            .map_err(|e| batch_error(py, e))?;
+        return Ok(out.clone());
+    }
+    let mut codes = vec![0u8; arrays.len()];
+    let slots = arrays::root_slots(&mut codes);
+    gil::run_on_vectors(py, arrays.len(), || roots_into(arrays, check, slots))
+        .map_err(|e| batch_error(py, e))?;
+    single_row(PyArray1::from_vec(py, codes).into_any(), single)
 }
 
 /// The unit E8 roots of codes.
 ///
 /// Parameters
 /// ----------
-/// codes : array_like of int, shape (N,)
+/// codes : array_like of int, shape (N,), or one code
 ///     Each in 0..240 (a uint8 array, or any integers).
 ///
 /// Returns
 /// -------
-/// ndarray, float32, shape (N, 8)
+/// ndarray, float32, shape (N, 8), or (8,) for one code
 ///
 /// Raises
 /// ------
@@ -177,12 +299,14 @@ pub fn nearest_roots<'py>(
 /// >>> import hydron
 /// >>> hydron.codes_to_vectors([0])[0, :3].tolist()
 /// [0.7071067690849304, 0.7071067690849304, 0.0]
+/// >>> hydron.codes_to_vectors(0).shape
+/// (8,)
 #[pyfunction]
 pub fn codes_to_vectors<'py>(
     py: Python<'py>,
     codes: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyArray2<f32>>> {
-    let codes = arrays::codes(codes, "codes")?;
+) -> PyResult<Bound<'py, PyAny>> {
+    let (codes, single) = arrays::codes_or_one(codes, "codes")?;
     let out: Vec<[f32; 8]> = gil::run_on_vectors(py, codes.len(), || {
         // A zeroed output (huge pages when large), then filled.
         let mut out: Vec<[f32; 8]> = hydron_core::huge::zeroed_vec(codes.len());
@@ -191,19 +315,22 @@ pub fn codes_to_vectors<'py>(
         }
         out
     });
-    Ok(vectors_out(py, out))
+    single_row(vectors_out(py, out).into_any(), single)
 }
 
 /// The nearest point of the E8 lattice to each point (Conway–Sloane).
 ///
 /// Parameters
 /// ----------
-/// points : ndarray, float32, shape (N, 8)
+/// points : array_like, shape (N, 8) or (8,)
 ///     Any finite points with ``|x_i| ≤ 4194304``.
+/// out : ndarray, int32, optional
+///     Where to write the result (C-contiguous, of the result's shape),
+///     instead of a new array; returned.
 ///
 /// Returns
 /// -------
-/// ndarray, int32, shape (N, 8)
+/// ndarray, int32, shape (N, 8) or (8,)
 ///     The lattice points' coordinates doubled (exact integers; divide by
 ///     2 for the coordinates).
 ///
@@ -219,36 +346,42 @@ pub fn codes_to_vectors<'py>(
 /// >>> hydron.nearest_lattice_points(np.full((1, 8), 0.6, np.float32)).tolist()
 /// [[1, 1, 1, 1, 1, 1, 1, 1]]
 #[pyfunction]
+#[pyo3(signature = (points, *, out = None))]
 pub fn nearest_lattice_points<'py>(
     py: Python<'py>,
     points: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyArray2<i32>>> {
-    let input = arrays::vectors(points, "points")?;
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (input, single) = arrays::input(points, "points")?;
     let arrays = input.arrays();
-    let out = gil::run_on_vectors(
-        py,
-        arrays.len(),
-        || -> Result<Vec<i32>, hydron_core::BatchError> {
-            let mut points: Vec<E8Point> = hydron_core::huge::zeroed_vec(arrays.len());
-            batch::nearest_lattice_points_into(arrays, &mut points)?;
-            Ok(points.iter().flat_map(E8Point::doubled).collect())
-        },
-    )
+    if let Some(out) = out {
+        let mut guard = arrays::out_array::<i32>(out, &result_shape(single, arrays.len(), &[8]))?;
+        let slots = arrays::point_slots(guard.as_slice_mut()?);
+        gil::run_on_vectors(py, arrays.len(), || {
+            batch::nearest_lattice_points_into(arrays, slots)
+        })
+        .map_err(|e| batch_error(py, e))?;
+        return Ok(out.clone());
+    }
+    let mut doubled: Vec<i32> = hydron_core::huge::zeroed_vec(8 * arrays.len());
+    let slots = arrays::point_slots(&mut doubled);
+    gil::run_on_vectors(py, arrays.len(), || {
+        batch::nearest_lattice_points_into(arrays, slots)
+    })
     .map_err(|e| batch_error(py, e))?;
-    let n = out.len() / 8;
-    let array =
-        Array2::from_shape_vec((n, 8), out).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(PyArray2::from_owned_array(py, array))
+    let array = Array2::from_shape_vec((arrays.len(), 8), doubled)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    single_row(PyArray2::from_owned_array(py, array).into_any(), single)
 }
 
-/// Two arguments that are each one vector `(8,)` or N vectors `(N, 8)`,
-/// checked; a single vector pairs with every row of the other.
+/// Two arguments that are each one vector `(8,)`, one row `(1, 8)` or N
+/// vectors `(N, 8)`, checked; one vector or row pairs with every row of
+/// the other (numpy's broadcasting).
 struct Pair<'a> {
     a: &'a [Gf8],
     b: &'a [Gf8],
     n: usize,
-    a_single: bool,
-    b_single: bool,
+    /// Both were `(8,)`: the result is one value.
     scalar: bool,
 }
 
@@ -261,6 +394,13 @@ impl Pair<'_> {
     }
 }
 
+/// The number of rows `counts` broadcast to (one row pairs with any
+/// number), or `None` when two of them differ and neither is 1.
+fn broadcast(counts: &[usize]) -> Option<usize> {
+    let n = counts.iter().copied().find(|&c| c != 1).unwrap_or(1);
+    counts.iter().all(|&c| c == 1 || c == n).then_some(n)
+}
+
 fn pair<'a>(
     py: Python<'_>,
     a: &'a Vectors<'_>,
@@ -269,26 +409,18 @@ fn pair<'a>(
     b_single: bool,
 ) -> PyResult<Pair<'a>> {
     let (a_gf8, b_gf8) = (a.gf8(py)?, b.gf8(py)?);
-    let n = match (a_single, b_single) {
-        (true, true) => 1,
-        (true, false) => b_gf8.len(),
-        (false, true) => a_gf8.len(),
-        (false, false) if a_gf8.len() == b_gf8.len() => a_gf8.len(),
-        (false, false) => {
-            return Err(PyValueError::new_err(format!(
-                "a and b: expected the same number of rows (or one vector of shape (8,)), \
-                 got {} and {}",
-                a_gf8.len(),
-                b_gf8.len()
-            )))
-        }
+    let Some(n) = broadcast(&[a_gf8.len(), b_gf8.len()]) else {
+        return Err(PyValueError::new_err(format!(
+            "a and b: {} and {} rows do not broadcast (expected the same number of rows, \
+             or one vector)",
+            a_gf8.len(),
+            b_gf8.len()
+        )));
     };
     Ok(Pair {
         a: a_gf8,
         b: b_gf8,
         n,
-        a_single,
-        b_single,
         scalar: a_single && b_single,
     })
 }
@@ -300,34 +432,50 @@ fn with_pair<'py, R>(
     b: &Bound<'py, PyAny>,
     f: impl FnOnce(&Pair<'_>) -> PyResult<R>,
 ) -> PyResult<R> {
-    let ((va, sa), (vb, sb)) = (one_or_many(a, "a")?, one_or_many(b, "b")?);
+    let ((va, sa), (vb, sb)) = (arrays::input(a, "a")?, arrays::input(b, "b")?);
     f(&pair(py, &va, sa, &vb, sb)?)
 }
 
-fn floats_out<'py>(py: Python<'py>, scalar: bool, out: Vec<f32>) -> PyResult<Bound<'py, PyAny>> {
-    if scalar {
-        Ok(out[0].into_pyobject(py)?.into_any())
-    } else {
-        Ok(PyArray1::from_vec(py, out).into_any())
+/// One float per row of `p` from `row`, into `out` (checked) or a new
+/// array; a numpy float32 scalar when both arguments were single vectors.
+fn floats_of<'py>(
+    py: Python<'py>,
+    p: &Pair<'_>,
+    out: Option<&Bound<'py, PyAny>>,
+    fill: impl Fn(&Pair<'_>, &mut [f32]) + Sync,
+) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(out) = out {
+        let mut guard = arrays::out_array::<f32>(out, &result_shape(p.scalar, p.n, &[]))?;
+        let slots = guard.as_slice_mut()?;
+        gil::run_on_vectors(py, p.n, || fill(p, slots));
+        return Ok(out.clone());
     }
+    let mut floats = vec![0f32; p.n];
+    gil::run_on_vectors(py, p.n, || fill(p, &mut floats));
+    single_row(PyArray1::from_vec(py, floats).into_any(), p.scalar)
 }
 
 /// Dot products of unit vectors.
 ///
 /// Parameters
 /// ----------
-/// a, b : ndarray, float32, shape (8,) or (N, 8)
-///     Row-wise when both are (N, 8); a single (8,) vector against every
-///     row of the other (the SIMD one-against-many kernel).
+/// a, b : array_like, shape (N, 8), (1, 8) or (8,)
+///     Row-wise when both are (N, 8); one vector (8,) or row (1, 8) against
+///     every row of the other (the SIMD one-against-many kernel), as numpy
+///     broadcasts.
+/// out : ndarray, float32, optional
+///     Where to write the result (C-contiguous, of the result's shape),
+///     instead of a new array; returned.
 ///
 /// Returns
 /// -------
-/// ndarray, float32, shape (N,), or float when both are (8,)
+/// ndarray, float32, shape (N,), or numpy.float32 when both are (8,)
 ///
 /// Raises
 /// ------
 /// InvalidVectorError
-///     An invalid vector. ``ValueError`` for row counts that differ.
+///     An invalid vector. ``ValueError`` for row counts that do not
+///     broadcast.
 ///
 /// Examples
 /// --------
@@ -335,22 +483,25 @@ fn floats_out<'py>(py: Python<'py>, scalar: bool, out: Vec<f32>) -> PyResult<Bou
 /// >>> hydron.dot(hydron.E8_ROOTS[0], hydron.E8_ROOTS[:2]).tolist()
 /// [0.9999999403953552, 0.0]
 #[pyfunction]
+#[pyo3(signature = (a, b, *, out = None))]
 pub fn dot<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     with_pair(py, a, b, |p| {
-        let out = gil::run_on_vectors(py, p.n, || {
-            if p.a.len() == 1 && !p.scalar && p.a_single {
-                batch::dot_many(p.a[0], p.b)
-            } else if p.b.len() == 1 && !p.scalar && p.b_single {
-                batch::dot_many(p.b[0], p.a)
+        floats_of(py, p, out, |p, out| {
+            if p.a.len() == 1 && p.n > 1 {
+                batch::dot_into(p.a[0], p.b, out);
+            } else if p.b.len() == 1 && p.n > 1 {
+                batch::dot_into(p.b[0], p.a, out);
             } else {
-                (0..p.n).map(|i| p.a(i).dot(p.b(i))).collect()
+                for (i, slot) in out.iter_mut().enumerate() {
+                    *slot = p.a(i).dot(p.b(i));
+                }
             }
-        });
-        floats_out(py, p.scalar, out)
+        })
     })
 }
 
@@ -358,44 +509,98 @@ pub fn dot<'py>(
 ///
 /// Parameters
 /// ----------
-/// a, b : ndarray, float32, shape (8,) or (N, 8)
+/// a, b : array_like, shape (N, 8), (1, 8) or (8,)
 ///     Row-wise, or one vector against many, as :func:`dot`.
+/// out : ndarray, float32, optional
+///     Where to write the result, as for :func:`dot`.
 ///
 /// Returns
 /// -------
-/// ndarray, float32, shape (N,), or float when both are (8,)
+/// ndarray, float32, shape (N,), or numpy.float32 when both are (8,)
 ///
 /// Examples
 /// --------
 /// >>> import hydron
-/// >>> round(hydron.geodesic_distance(hydron.E8_ROOTS[0], hydron.E8_ROOTS[1]), 4)
+/// >>> round(float(hydron.geodesic_distance(hydron.E8_ROOTS[0], hydron.E8_ROOTS[1])), 4)
 /// 1.5708
 #[pyfunction]
+#[pyo3(signature = (a, b, *, out = None))]
 pub fn geodesic_distance<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     with_pair(py, a, b, |p| {
-        let out = gil::run_on_vectors(py, p.n, || {
-            (0..p.n).map(|i| p.a(i).geodesic_distance(p.b(i))).collect()
-        });
-        floats_out(py, p.scalar, out)
+        floats_of(py, p, out, |p, out| {
+            for (i, slot) in out.iter_mut().enumerate() {
+                *slot = p.a(i).geodesic_distance(p.b(i));
+            }
+        })
     })
+}
+
+/// The interpolation parameter of `slerp`: one number, or one per row.
+enum Ts {
+    One(f32),
+    Many(Vec<f32>),
+}
+
+/// Reads `t`: a number, or a one-dimensional array of numbers (converted
+/// to float32), each finite.
+fn interpolation_parameter(t: &Bound<'_, PyAny>) -> PyResult<Ts> {
+    let py = t.py();
+    arrays::refuse_masked(t, "t")?;
+    let np = py.import("numpy")?;
+    let arr = np.getattr("asarray")?.call1((t,))?;
+    let arr = arr.cast::<PyUntypedArray>()?;
+    if !matches!(arr.dtype().kind(), b'f' | b'i' | b'u' | b'b') {
+        return Err(PyTypeError::new_err(format!(
+            "t: expected a real number or an array of them, got dtype {}",
+            arr.dtype()
+        )));
+    }
+    let wide: Vec<f64> = arr
+        .call_method1("astype", ("float64",))?
+        .call_method1("reshape", (-1,))?
+        .cast::<PyArray1<f64>>()?
+        .to_vec()?;
+    let narrow: Vec<f32> = wide.iter().map(|&x| x as f32).collect();
+    if let Some(i) = narrow.iter().position(|x| !x.is_finite()) {
+        return Err(PyValueError::new_err(format!(
+            "t: expected finite numbers (within float32's range), got {}{}",
+            wide[i],
+            if arr.ndim() == 0 {
+                String::new()
+            } else {
+                format!(" at t[{i}]")
+            }
+        )));
+    }
+    match arr.ndim() {
+        0 => Ok(Ts::One(narrow[0])),
+        1 => Ok(Ts::Many(narrow)),
+        _ => Err(PyValueError::new_err(format!(
+            "t: expected a number or a one-dimensional array, got shape {}",
+            arrays::shape_text(arr.shape())
+        ))),
+    }
 }
 
 /// Spherical linear interpolation from ``a`` (t = 0) to ``b`` (t = 1).
 ///
 /// Parameters
 /// ----------
-/// a, b : ndarray, float32, shape (8,) or (N, 8)
+/// a, b : array_like, shape (N, 8), (1, 8) or (8,)
 ///     Row-wise, or one vector against many, as :func:`dot`.
-/// t : float
-///     Finite; outside [0, 1] extrapolates along the great circle.
+/// t : float or array_like of float, shape (N,)
+///     Finite; outside [0, 1] extrapolates along the great circle. An
+///     array gives one parameter per row, broadcast with ``a`` and ``b``.
 ///
 /// Returns
 /// -------
-/// ndarray, float32, shape (8,) or (N, 8)
+/// ndarray, float32, shape (N, 8), or (8,) when ``a`` and ``b`` are (8,)
+/// and ``t`` is a number
 ///
 /// Examples
 /// --------
@@ -403,28 +608,34 @@ pub fn geodesic_distance<'py>(
 /// >>> mid = hydron.slerp(hydron.E8_ROOTS[0], hydron.E8_ROOTS[1], 0.5)
 /// >>> mid.shape
 /// (8,)
+/// >>> hydron.slerp(hydron.E8_ROOTS[0], hydron.E8_ROOTS[1], [0, 0.5, 1]).shape
+/// (3, 8)
 #[pyfunction]
 pub fn slerp<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
-    t: f32,
+    t: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if !t.is_finite() {
-        return Err(PyValueError::new_err(format!(
-            "t: expected a finite number, got {t}"
-        )));
-    }
+    let ts = interpolation_parameter(t)?;
     with_pair(py, a, b, |p| {
-        let out: Vec<Gf8> = gil::run_on_vectors(py, p.n, || {
-            (0..p.n).map(|i| p.a(i).slerp(p.b(i), t)).collect()
+        let (ts, one_t) = match &ts {
+            Ts::One(t) => (std::slice::from_ref(t), true),
+            Ts::Many(ts) => (&ts[..], false),
+        };
+        let Some(n) = broadcast(&[p.a.len(), p.b.len(), ts.len()]) else {
+            return Err(PyValueError::new_err(format!(
+                "a, b and t: {}, {} and {} rows do not broadcast",
+                p.a.len(),
+                p.b.len(),
+                ts.len()
+            )));
+        };
+        let t = |i: usize| ts[if ts.len() == 1 { 0 } else { i }];
+        let out: Vec<Gf8> = gil::run_on_vectors(py, n, || {
+            (0..n).map(|i| p.a(i).slerp(p.b(i), t(i))).collect()
         });
-        let arr = gf8_out(py, out);
-        if p.scalar {
-            Ok(arr.call_method1("reshape", (8,))?)
-        } else {
-            Ok(arr.into_any())
-        }
+        single_row(gf8_out(py, out).into_any(), p.scalar && one_t)
     })
 }
 
@@ -432,7 +643,7 @@ pub fn slerp<'py>(
 ///
 /// Parameters
 /// ----------
-/// points : ndarray, float32, shape (N, 8)
+/// points : array_like, shape (N, 8) or (8,)
 ///     N ≥ 1 unit vectors.
 /// weights : array_like of float, shape (N,), optional
 ///     Finite and non-negative.
@@ -483,6 +694,7 @@ pub fn spherical_mean<'py>(
 /// weights pass unscaled, for the error that names them.
 fn float32_weights(w: &Bound<'_, PyAny>, points: usize) -> PyResult<Vec<f32>> {
     let py = w.py();
+    arrays::refuse_masked(w, "weights")?;
     let arr = py.import("numpy")?.getattr("asarray")?.call1((w,))?;
     let arr = arr.cast::<PyUntypedArray>()?;
     if arr.ndim() != 1 {

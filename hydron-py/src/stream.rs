@@ -113,6 +113,14 @@ pub type Stream = io::Chain<Cursor<Vec<u8>>, BufReader<PyReader>>;
 /// Opens `source` (anything with a `read` method) as a stream, and says
 /// whether it starts like a Parquet file.
 pub fn open(source: &Bound<'_, PyAny>) -> PyResult<(Stream, bool)> {
+    let py = source.py();
+    if source.is_instance(&py.import("io")?.getattr("TextIOBase")?)? {
+        return Err(PyTypeError::new_err(format!(
+            "expected a binary file object, got a text-mode one ({}): open the file in \
+             binary mode ('rb'), or pass its path",
+            source.get_type().name()?
+        )));
+    }
     let mut reader = BufReader::with_capacity(
         READ_LEN,
         PyReader {
@@ -124,7 +132,6 @@ pub fn open(source: &Bound<'_, PyAny>) -> PyResult<(Stream, bool)> {
             },
         },
     );
-    let py = source.py();
     let mut head = Vec::with_capacity(HEAD_LEN);
     (&mut reader)
         .take(HEAD_LEN as u64)

@@ -16,21 +16,30 @@ native module ``hydron._hydron``; this package re-exports it and adds the
 >>> bool((hydron.decode_batch(msg) == v).all())
 True
 
-Vectors are ``(N, 8)`` float32 numpy arrays: C-contiguous, aligned ones are
-read in place, float32 arrays in any other layout (strided, unaligned, a
-structured array's field) are copied by numpy first (lossless), any other dtype is a
-``TypeError`` and any other shape a ``ValueError``. Every result is a new,
-writable array. Formats: ``docs/format.md`` in the repository.
+Vectors are ``(N, 8)`` arrays, or one ``(8,)`` vector: C-contiguous, aligned
+float32 ones are read in place, float32 arrays in any other layout are
+copied by numpy first (lossless), and other real numbers (float64, float16,
+integers, lists, ``__array__`` objects) are converted as
+``np.asarray(x, dtype=np.float32)`` converts them (a finite value beyond
+float32's range is an ``InvalidVectorError``). Masked arrays are refused.
+Results are new, writable arrays (or ``out=``), with one vector's shape for
+one vector. The README's "The numpy rules" has the table. Formats:
+``docs/format.md`` in the repository.
 """
 
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
+import os
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
 
 from . import _hydron
 from ._hydron import (DEFAULT_CHUNK_VECTORS, DEFAULT_ROW_GROUP_VECTORS, FEATURES, MAX_BATCH_LEN,
-                      MAX_CHUNK_VECTORS, MAX_CODES_LEN, NORM_TOLERANCE, FileWriter, backend,
+                      MAX_CHUNK_VECTORS, MAX_CODES_LEN, NORM_TOLERANCE, ChunkIter, FileWriter,
+                      backend,
                       codes_to_vectors, decode_batch, decode_codes, decode_gf8, decode_json,
                       decode_jsonl, dot, dumps, encode_batch, encode_codes, encode_gf8,
                       encode_json, encode_jsonl, geodesic_distance, iter_chunks, load, loads,
@@ -41,10 +50,10 @@ from .errors import (CorruptError, FeatureNotBuiltError, FormatError, HydronErro
                      feature_not_built)
 
 
-def _not_built(name: str, feature: str):
+def _not_built(name: str, feature: str) -> Any:
     """A function (or, for a class name, a class) called ``name`` that
     raises :class:`FeatureNotBuiltError` for ``feature``."""
-    def refuse(*args, **kwargs):
+    def refuse(*args: Any, **kwargs: Any) -> Any:
         raise feature_not_built(f"hydron.{name}", feature)
 
     doc = (f"Not in this build of hydron, which has no {feature!r} feature "
@@ -72,8 +81,8 @@ if TYPE_CHECKING or "arrow" in FEATURES:
     from ._hydron import (ArrowArray, ArrowTable, codes_from_arrow, codes_to_arrow,
                           from_arrow, to_arrow, to_arrow_table)
 if TYPE_CHECKING or "parquet" in FEATURES:
-    from ._hydron import (iter_parquet, load_codes_parquet, load_parquet, save_codes_parquet,
-                          save_parquet)
+    from ._hydron import (ParquetChunkIter, iter_parquet, load_codes_parquet, load_parquet,
+                          save_codes_parquet, save_parquet)
 
 __version__ = "0.1.0"
 
@@ -121,7 +130,8 @@ E8_ROOTS = _hydron.e8_roots()
 E8_ROOTS.setflags(write=False)
 
 
-def apply_policy(vectors, policy: Policy | str = Policy.STRICT):
+def apply_policy(vectors: npt.ArrayLike,
+                 policy: Policy | str = Policy.STRICT) -> npt.NDArray[np.float32]:
     """The vectors checked (``"strict"``), renormalized (``"renormalize"``)
     or taken as they are (``"trusted"``): a new ``(N, 8)`` float32 array.
     The same as ``normalize(vectors, policy=policy)``.
@@ -133,7 +143,7 @@ def apply_policy(vectors, policy: Policy | str = Policy.STRICT):
     return normalize(vectors, policy=policy)
 
 
-def detect_format(source) -> Format:
+def detect_format(source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> Format:
     """Which form a hydron file is in, from its first bytes (``source`` is a
     path or bytes); raises :class:`FormatError` (or :class:`CorruptError`
     for a damaged magic, :class:`TruncatedError` for a cut one) if it is not
@@ -154,10 +164,10 @@ __all__ = [
     "nearest_lattice_points", "dot", "geodesic_distance", "slerp", "spherical_mean", "backend",
     "encode_batch", "decode_batch", "encode_gf8", "decode_gf8", "encode_codes", "decode_codes",
     "encode_json", "decode_json", "encode_jsonl", "decode_jsonl",
-    "save", "load", "dumps", "loads", "iter_chunks", "FileWriter", "detect_format",
+    "save", "load", "dumps", "loads", "iter_chunks", "ChunkIter", "FileWriter", "detect_format",
     "DEFAULT_ROW_GROUP_VECTORS", "ArrowArray", "ArrowTable", "to_arrow", "to_arrow_table", "from_arrow", "codes_to_arrow",
     "codes_from_arrow", "save_parquet", "load_parquet", "save_codes_parquet",
-    "load_codes_parquet", "iter_parquet",
+    "load_codes_parquet", "iter_parquet", "ParquetChunkIter",
 ]
 
 globals().update({name: _not_built(name, feature) for name, feature in _NOT_BUILT.items()

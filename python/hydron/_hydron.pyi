@@ -4,7 +4,7 @@ PyO3). Import the names from ``hydron``."""
 import os
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Any, Final, final
+from typing import Any, Final, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -62,6 +62,9 @@ __all__ = [
 ]
 
 _F32 = npt.NDArray[np.float32]
+#: Vectors: a (N, 8) or (8,) array of real numbers, or anything numpy
+#: converts to one (lists, float64, ``__array__`` objects).
+_Vectors = npt.ArrayLike
 _Data = bytes | bytearray | memoryview
 _Path = str | os.PathLike[str]
 
@@ -75,24 +78,30 @@ DEFAULT_ROW_GROUP_VECTORS: Final[int]
 #: (``pip install ./python`` builds neither, ``--features full`` both).
 FEATURES: Final[frozenset[str]]
 
-def normalize(vectors: _F32, *, policy: str | None = None) -> _F32:
+def normalize(vectors: _Vectors, *, policy: str | None = None,
+              out: _F32 | None = None) -> _F32:
     """Scale vectors onto the unit sphere.
 
     Parameters
     ----------
-    vectors : ndarray, float32, shape (N, 8)
-        Any finite vectors (read in place when C-contiguous).
+    vectors : array_like, shape (N, 8) or (8,)
+        Any finite vectors (float32 read in place when C-contiguous; other
+        real numbers converted as ``np.asarray(x, dtype=np.float32)``).
     policy : {None, "strict", "renormalize", "trusted"}, optional
         None (the default) scales every vector (zero stays zero), as Rust's
         ``batch::normalize``. With a policy, the vectors are treated as a
         decoder treats them: ``"renormalize"`` scales only the vectors that
         are not unit (unit ones are kept bit for bit), ``"strict"`` checks
         them and returns a copy, ``"trusted"`` copies them unchecked.
+    out : ndarray, float32, optional
+        Where to write the result (C-contiguous, of the result's shape, not
+        sharing memory with ``vectors``), instead of a new array; returned.
+        Only without ``policy``.
 
     Returns
     -------
-    ndarray, float32, shape (N, 8)
-        A new array.
+    ndarray, float32, shape (N, 8) or (8,)
+        A new array (or ``out``).
 
     Raises
     ------
@@ -100,16 +109,18 @@ def normalize(vectors: _F32, *, policy: str | None = None) -> _F32:
         A NaN or infinite coordinate (``.index``, ``.coordinate``), or with
         ``policy="strict"`` a vector that is not of unit norm (``.norm``).
     TypeError, ValueError
-        Not a float32 array; not of shape (N, 8).
+        Not real numbers; not of shape (N, 8) or (8,); a bad ``out``.
 
     Examples
     --------
     >>> import numpy as np, hydron
     >>> hydron.normalize(np.array([[0, 3, 0, 4, 0, 0, 0, 0]], np.float32))[0, 1]
     np.float32(0.6)
+    >>> hydron.normalize([3.0, 4, 0, 0, 0, 0, 0, 0])[:2].tolist()
+    [0.6000000238418579, 0.800000011920929]
     """
 
-def validate(vectors: _F32) -> None:
+def validate(vectors: _Vectors) -> None:
     """Check that every vector is finite and of unit norm, or exactly zero.
 
     The check is the one every strict decoder makes:
@@ -117,7 +128,7 @@ def validate(vectors: _F32) -> None:
 
     Parameters
     ----------
-    vectors : ndarray, float32, shape (N, 8)
+    vectors : array_like, shape (N, 8) or (8,)
 
     Raises
     ------
@@ -134,8 +145,13 @@ def validate(vectors: _F32) -> None:
     hydron.errors.InvalidVectorError: vector 2: coordinate 5 is NaN
     """
 
-def nearest_roots(vectors: _F32, *, trusted: bool = False) -> npt.NDArray[np.uint8]:
-    """The nearest E8 root of each vector, as its code (0..240).
+@overload
+def nearest_roots(vectors: _Vectors, *, strict: bool = False, trusted: bool = False,
+                  out: None = None) -> npt.NDArray[np.uint8] | np.uint8: ...
+@overload
+def nearest_roots(vectors: _Vectors, *, strict: bool = False, trusted: bool = False,
+                  out: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The nearest E8 root of each vector's direction, as its code (0..240).
 
     Closed form, O(8) per vector, in hydron-core's SIMD batch kernel (AVX2
     when the CPU has it): the root of largest cosine, as a brute-force
@@ -145,30 +161,43 @@ def nearest_roots(vectors: _F32, *, trusted: bool = False) -> npt.NDArray[np.uin
     wins. A zero vector gets code 0 when its zeros are positive; a negative
     zero counts as a minus sign, so ``[-0.0] * 8`` gets code 3.
 
+    Any finite vector has a direction: a vector of unit norm (within
+    ``NORM_TOLERANCE``) or zero is quantized as it is, any other is first
+    scaled as :func:`normalize` scales it, so for such a vector
+    ``nearest_roots(raw) == nearest_roots(normalize(raw))``.
+
     Parameters
     ----------
-    vectors : ndarray, float32, shape (N, 8)
-        Unit vectors (or zero).
+    vectors : array_like, shape (N, 8) or (8,)
+        Finite vectors.
+    strict : bool, default False
+        Refuse a vector that is not of unit norm (or zero), instead of
+        taking its direction.
     trusted : bool, default False
-        Skip the check that the vectors are valid (garbage in, a meaningless
-        but harmless code out). The check runs in the same pass as the
-        quantization and costs a few percent (docs/benchmarks.md).
+        Skip every check, and the scaling: the vectors must be unit or zero
+        (garbage in, a meaningless but harmless code out).
+    out : ndarray, uint8, optional
+        Where to write the codes (C-contiguous, shape (N,), or () for one
+        vector), instead of a new array; returned.
 
     Returns
     -------
-    ndarray, uint8, shape (N,)
+    ndarray, uint8, shape (N,), or numpy.uint8 for one (8,) vector
         ``E8_ROOTS[codes]`` are the roots.
 
     Raises
     ------
     InvalidVectorError
-        A vector that is not finite and of unit norm (unless ``trusted``).
+        A NaN or infinite coordinate; with ``strict``, a vector that is not
+        of unit norm (``.norm``).
 
     Examples
     --------
     >>> import numpy as np, hydron
     >>> hydron.nearest_roots(hydron.E8_ROOTS[[5, 200]]).tolist()
     [5, 200]
+    >>> int(hydron.nearest_roots(3 * hydron.E8_ROOTS[7]))
+    7
     """
 
 def codes_to_vectors(codes: npt.ArrayLike) -> _F32:
@@ -176,12 +205,12 @@ def codes_to_vectors(codes: npt.ArrayLike) -> _F32:
 
     Parameters
     ----------
-    codes : array_like of int, shape (N,)
+    codes : array_like of int, shape (N,), or one code
         Each in 0..240 (a uint8 array, or any integers).
 
     Returns
     -------
-    ndarray, float32, shape (N, 8)
+    ndarray, float32, shape (N, 8), or (8,) for one code
 
     Raises
     ------
@@ -193,19 +222,25 @@ def codes_to_vectors(codes: npt.ArrayLike) -> _F32:
     >>> import hydron
     >>> hydron.codes_to_vectors([0])[0, :3].tolist()
     [0.7071067690849304, 0.7071067690849304, 0.0]
+    >>> hydron.codes_to_vectors(0).shape
+    (8,)
     """
 
-def nearest_lattice_points(points: _F32) -> npt.NDArray[np.int32]:
+def nearest_lattice_points(points: _Vectors, *,
+                           out: npt.NDArray[np.int32] | None = None) -> npt.NDArray[np.int32]:
     """The nearest point of the E8 lattice to each point (Conway–Sloane).
 
     Parameters
     ----------
-    points : ndarray, float32, shape (N, 8)
+    points : array_like, shape (N, 8) or (8,)
         Any finite points with ``|x_i| ≤ 4194304``.
+    out : ndarray, int32, optional
+        Where to write the result (C-contiguous, of the result's shape),
+        instead of a new array; returned.
 
     Returns
     -------
-    ndarray, int32, shape (N, 8)
+    ndarray, int32, shape (N, 8) or (8,)
         The lattice points' coordinates doubled (exact integers; divide by
         2 for the coordinates).
 
@@ -222,23 +257,31 @@ def nearest_lattice_points(points: _F32) -> npt.NDArray[np.int32]:
     [[1, 1, 1, 1, 1, 1, 1, 1]]
     """
 
-def dot(a: _F32, b: _F32) -> _F32 | float:
+@overload
+def dot(a: _Vectors, b: _Vectors, *, out: None = None) -> _F32 | np.float32: ...
+@overload
+def dot(a: _Vectors, b: _Vectors, *, out: _F32) -> _F32:
     """Dot products of unit vectors.
 
     Parameters
     ----------
-    a, b : ndarray, float32, shape (8,) or (N, 8)
-        Row-wise when both are (N, 8); a single (8,) vector against every
-        row of the other (the SIMD one-against-many kernel).
+    a, b : array_like, shape (N, 8), (1, 8) or (8,)
+        Row-wise when both are (N, 8); one vector (8,) or row (1, 8) against
+        every row of the other (the SIMD one-against-many kernel), as numpy
+        broadcasts.
+    out : ndarray, float32, optional
+        Where to write the result (C-contiguous, of the result's shape),
+        instead of a new array; returned.
 
     Returns
     -------
-    ndarray, float32, shape (N,), or float when both are (8,)
+    ndarray, float32, shape (N,), or numpy.float32 when both are (8,)
 
     Raises
     ------
     InvalidVectorError
-        An invalid vector. ``ValueError`` for row counts that differ.
+        An invalid vector. ``ValueError`` for row counts that do not
+        broadcast.
 
     Examples
     --------
@@ -247,38 +290,45 @@ def dot(a: _F32, b: _F32) -> _F32 | float:
     [0.9999999403953552, 0.0]
     """
 
-def geodesic_distance(a: _F32, b: _F32) -> _F32 | float:
+@overload
+def geodesic_distance(a: _Vectors, b: _Vectors, *, out: None = None) -> _F32 | np.float32: ...
+@overload
+def geodesic_distance(a: _Vectors, b: _Vectors, *, out: _F32) -> _F32:
     """Angles (great-circle distances on S⁷) between unit vectors, in radians.
 
     Parameters
     ----------
-    a, b : ndarray, float32, shape (8,) or (N, 8)
+    a, b : array_like, shape (N, 8), (1, 8) or (8,)
         Row-wise, or one vector against many, as :func:`dot`.
+    out : ndarray, float32, optional
+        Where to write the result, as for :func:`dot`.
 
     Returns
     -------
-    ndarray, float32, shape (N,), or float when both are (8,)
+    ndarray, float32, shape (N,), or numpy.float32 when both are (8,)
 
     Examples
     --------
     >>> import hydron
-    >>> round(hydron.geodesic_distance(hydron.E8_ROOTS[0], hydron.E8_ROOTS[1]), 4)
+    >>> round(float(hydron.geodesic_distance(hydron.E8_ROOTS[0], hydron.E8_ROOTS[1])), 4)
     1.5708
     """
 
-def slerp(a: _F32, b: _F32, t: float) -> _F32:
+def slerp(a: _Vectors, b: _Vectors, t: float | npt.ArrayLike) -> _F32:
     """Spherical linear interpolation from ``a`` (t = 0) to ``b`` (t = 1).
 
     Parameters
     ----------
-    a, b : ndarray, float32, shape (8,) or (N, 8)
+    a, b : array_like, shape (N, 8), (1, 8) or (8,)
         Row-wise, or one vector against many, as :func:`dot`.
-    t : float
-        Finite; outside [0, 1] extrapolates along the great circle.
+    t : float or array_like of float, shape (N,)
+        Finite; outside [0, 1] extrapolates along the great circle. An
+        array gives one parameter per row, broadcast with ``a`` and ``b``.
 
     Returns
     -------
-    ndarray, float32, shape (8,) or (N, 8)
+    ndarray, float32, shape (N, 8), or (8,) when ``a`` and ``b`` are (8,)
+    and ``t`` is a number
 
     Examples
     --------
@@ -286,14 +336,16 @@ def slerp(a: _F32, b: _F32, t: float) -> _F32:
     >>> mid = hydron.slerp(hydron.E8_ROOTS[0], hydron.E8_ROOTS[1], 0.5)
     >>> mid.shape
     (8,)
+    >>> hydron.slerp(hydron.E8_ROOTS[0], hydron.E8_ROOTS[1], [0, 0.5, 1]).shape
+    (3, 8)
     """
 
-def spherical_mean(points: _F32, weights: npt.ArrayLike | None = None) -> _F32:
+def spherical_mean(points: _Vectors, weights: npt.ArrayLike | None = None) -> _F32:
     """The spherical (Karcher) mean of unit vectors, optionally weighted.
 
     Parameters
     ----------
-    points : ndarray, float32, shape (N, 8)
+    points : array_like, shape (N, 8) or (8,)
         N ≥ 1 unit vectors.
     weights : array_like of float, shape (N,), optional
         Finite and non-negative.
@@ -325,7 +377,7 @@ def backend() -> str:
     """Which batch-kernel backend runs: ``"avx2+fma"``, ``"portable"`` or
     ``"scalar"``."""
 
-def encode_batch(vectors: _F32, *, policy: str | None = None) -> bytes:
+def encode_batch(vectors: _Vectors, *, policy: str | None = None) -> bytes:
     """The fory ``Gf8Batch`` message of vectors (what Rust's
     ``fory::encode_batch`` writes; stock pyfory reads it).
 
@@ -367,7 +419,7 @@ def decode_batch(data: _Data, *, policy: str | None = None) -> _F32:
     (240, 8)
     """
 
-def encode_gf8(vector: _F32, *, policy: str | None = None) -> bytes:
+def encode_gf8(vector: _Vectors, *, policy: str | None = None) -> bytes:
     """The 37-byte fory ``Gf8`` message of one vector (shape (8,))."""
 
 def decode_gf8(data: _Data, *, policy: str | None = None) -> _F32:
@@ -380,7 +432,7 @@ def decode_codes(data: _Data) -> npt.NDArray[np.uint8]:
     """Decode an ``E8Codes`` message into a new uint8 array; a code ≥ 240
     raises :class:`InvalidVectorError` naming its index."""
 
-def encode_json(vectors: _F32, *, policy: str | None = None) -> bytes:
+def encode_json(vectors: _Vectors, *, policy: str | None = None) -> bytes:
     """A JSON array ``[[x0, …, x7], …]`` (UTF-8), each float32 written as
     the shortest decimal that reads back to the same bits. JSON has no NaN
     or infinity: a vector holding one raises InvalidVectorError, whatever
@@ -390,7 +442,7 @@ def decode_json(data: _Data | str, *, policy: str | None = None) -> _F32:
     """Decode a JSON array of vectors; errors name the line, column, vector
     and coordinate."""
 
-def encode_jsonl(vectors: _F32, *, policy: str | None = None) -> bytes:
+def encode_jsonl(vectors: _Vectors, *, policy: str | None = None) -> bytes:
     """JSON Lines: one ``[x0, …, x7]`` per line (no container framing).
     JSON has no NaN or infinity: a vector holding one raises
     InvalidVectorError, whatever the policy."""
@@ -398,7 +450,7 @@ def encode_jsonl(vectors: _F32, *, policy: str | None = None) -> bytes:
 def decode_jsonl(data: _Data | str, *, policy: str | None = None) -> _F32:
     """Decode JSON Lines of vectors; errors name the line and vector."""
 
-def save(path: _Path, vectors: _F32, format: str | None = None, *,
+def save(path: _Path, vectors: _Vectors, format: str | None = None, *,
          chunk_vectors: int = 65536, durable: bool = True,
          policy: str | None = None) -> None:
     """Save vectors to a hydron file, atomically.
@@ -407,11 +459,14 @@ def save(path: _Path, vectors: _F32, format: str | None = None, *,
     ----------
     path : str or os.PathLike
     vectors : ndarray, float32, shape (N, 8)
-    format : {"fory", "jsonl", "parquet"}, default "fory"
-        Binary (chunks of fory batch messages), text (JSON Lines), or
-        Parquet (the default when ``path`` ends in ``.parquet`` or ``.pq``;
-        written as :func:`save_parquet` writes it, Snappy-compressed, with
-        row groups of ``chunk_vectors`` vectors).
+    format : {"fory", "jsonl", "parquet"}, optional
+        Binary (chunks of fory batch messages), text (JSON Lines with
+        checksum lines), or Parquet (written as :func:`save_parquet` writes
+        it, Snappy-compressed, with row groups of ``chunk_vectors``
+        vectors). By default the name decides: ``.parquet`` or ``.pq`` is
+        Parquet, ``.jsonl`` JSON Lines, any other name the binary form; a
+        ``.json`` name is refused (``ValueError``: hydron files are not a
+        plain JSON array, see :func:`encode_json`).
     chunk_vectors : int, default 65536
         Vectors per checksummed chunk, 1..=1048576 (the row group size
         for Parquet: note that :func:`save_parquet`'s own default is
@@ -432,7 +487,7 @@ def save(path: _Path, vectors: _F32, format: str | None = None, *,
     (240, 8)
     """
 
-def dumps(vectors: _F32, format: str | None = None, *, chunk_vectors: int = 65536,
+def dumps(vectors: _Vectors, format: str | None = None, *, chunk_vectors: int = 65536,
           policy: str | None = None) -> bytes:
     """The bytes of a whole hydron file holding ``vectors`` (what
     :func:`save` writes; ``format="parquet"`` gives a Parquet file)."""
@@ -499,9 +554,12 @@ class FileWriter:
     error caught) raises ``HydronError``, since nothing was saved. Vectors
     are checked by ``policy`` as they are written. ``path`` is made
     absolute when the writer is created. One writer may be shared by
-    threads: calls take turns. It writes no Parquet: a ``path`` ending in
+    threads: calls take turns. Without ``format`` the name decides as for
+    :func:`save`, except that it writes no Parquet: a ``path`` ending in
     ``.parquet`` or ``.pq`` needs an explicit ``format`` (use
-    :func:`save_parquet` for Parquet).
+    :func:`save_parquet` for Parquet). A writer collected unfinished
+    (neither finished, aborted nor closed) emits a ``ResourceWarning``, as
+    an unclosed Python file does.
 
     Examples
     --------
@@ -523,7 +581,7 @@ class FileWriter:
     @property
     def path(self) -> str:
         """The target path."""
-    def write(self, vectors: _F32) -> None:
+    def write(self, vectors: _Vectors) -> None:
         """Write (N, 8) vectors; chunks are cut at the chunk size whatever
         the sizes of the calls. Input refused by its checks (dtype, shape,
         policy) writes nothing and leaves the writer open; an error while
@@ -567,6 +625,13 @@ class ArrowArray:
         sharing the array's memory. ``requested_schema`` is ignored, as the
         interface allows: the data has one layout."""
     def __len__(self) -> int: ...
+    def __array__(self, dtype: npt.DTypeLike | None = None,
+                  copy: bool | None = None) -> npt.NDArray[Any]:
+        """The data as a read-only numpy array sharing its memory: ``(N, 8)``
+        float32 for vectors, ``(N,)`` uint8 for codes (``np.asarray(a)``).
+        ``dtype`` converts (a copy); ``copy=True`` always copies,
+        ``copy=False`` refuses to.
+        """
 
 @final
 class ArrowTable:
@@ -592,7 +657,7 @@ class ArrowTable:
         memory. ``requested_schema`` is ignored, as the interface allows."""
     def __len__(self) -> int: ...
 
-def to_arrow(vectors: _F32, *, policy: str | None = None) -> ArrowArray:
+def to_arrow(vectors: _Vectors, *, policy: str | None = None) -> ArrowArray:
     """Vectors as an Arrow array, without copying: a ``FixedSizeList<float32, 8>``
     whose values are the numpy array's own memory.
 
@@ -625,7 +690,7 @@ def to_arrow(vectors: _F32, *, policy: str | None = None) -> ArrowArray:
     240
     """
 
-def to_arrow_table(vectors: _F32, *, column: str = "vector",
+def to_arrow_table(vectors: _Vectors, *, column: str = "vector",
                    policy: str | None = None) -> ArrowTable:
     """Vectors as a one-column Arrow table (column ``column``, default
     ``"vector"``, marked ``hydron.type = gf8``), without copying the floats.
@@ -701,7 +766,7 @@ def codes_from_arrow(source: Any, *, column: str | None = None) -> npt.NDArray[n
     hydron.errors.InvalidVectorError: vector 1: E8 root code 240 is out of range (0..240)
     """
 
-def save_parquet(path: _Path, vectors: _F32, *, compression: str = "snappy",
+def save_parquet(path: _Path, vectors: _Vectors, *, compression: str = "snappy",
                  row_group_vectors: int = 262144, durable: bool = True,
                  policy: str | None = None) -> None:
     """Save vectors to a Parquet file, atomically.

@@ -56,8 +56,10 @@ def test_to_arrow_copies_strided_input_and_checks_it():
     scaled = V * 3
     assert np.allclose(floats_of(pa.array(hydron.to_arrow(scaled, policy="renormalize"))), V,
                        atol=1e-6)
-    with pytest.raises(TypeError, match="float32"):
-        hydron.to_arrow(V.astype(np.float64))
+    # Other real numbers are converted as np.asarray(x, np.float32) would.
+    assert same(floats_of(pa.array(hydron.to_arrow(V.astype(np.float64)))), V)
+    with pytest.raises(TypeError, match="expected real numbers"):
+        hydron.to_arrow(V.astype(np.complex64))
     with pytest.raises(ValueError, match=r"\(N, 8\)"):
         hydron.to_arrow(np.zeros((3, 7), np.float32))
     assert len(pa.array(hydron.to_arrow(np.zeros((0, 8), np.float32)))) == 0
@@ -300,3 +302,29 @@ def test_a_column_arrow_rs_cannot_import_says_to_select_the_vector_column():
     with pytest.raises(FormatError, match=r'pass only the vector column \(df.select\("vector"\)'):
         hydron.from_arrow(df)
     assert same(hydron.from_arrow(df.select("vector")), V[:3])
+
+
+def test_numpy_reads_an_arrow_array_as_its_vectors_or_codes():
+    """``np.asarray(to_arrow(v))`` is the (N, 8) view of the same memory
+    (read-only, as numpy views of Arrow buffers are), not a 0-d object array."""
+    v = unit_vectors(300)
+    a = hydron.to_arrow(v)
+    view = np.asarray(a)
+    assert view.shape == (300, 8) and view.dtype == np.float32 and same(view, v)
+    assert np.shares_memory(view, v) and not view.flags.writeable
+    part = np.asarray(hydron.to_arrow(v[10:20]))
+    assert same(part, v[10:20])
+    wide = np.asarray(a, dtype=np.float64)
+    assert wide.dtype == np.float64 and (wide == v).all() and not np.shares_memory(wide, v)
+    copied = a.__array__(copy=True)
+    assert same(copied, v) and not np.shares_memory(copied, v)
+    with pytest.raises(ValueError, match="copy=False"):
+        a.__array__(np.float64, copy=False)
+    assert np.shares_memory(a.__array__(np.float32, copy=False), v)
+    codes = np.asarray(hydron.codes_to_arrow([0, 7, 239]))
+    assert codes.dtype == np.uint8 and codes.tolist() == [0, 7, 239]
+    # The view outlives the ArrowArray it came from.
+    view = np.asarray(hydron.to_arrow(v.copy()))
+    import gc
+    gc.collect()
+    assert same(view, v)

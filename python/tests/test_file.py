@@ -89,7 +89,7 @@ def test_a_refused_write_leaves_the_writer_open(tmp_path):
     bad[3] *= 2
     with hydron.FileWriter(path) as w:
         w.write(unit_vectors(100))
-        for refused, error in [(unit_vectors(5).astype(np.float64), TypeError),
+        for refused, error in [(unit_vectors(5).astype(np.complex64), TypeError),
                                (np.zeros((5, 7), np.float32), ValueError),
                                (bad, InvalidVectorError)]:
             with pytest.raises(error):
@@ -726,3 +726,66 @@ def test_an_exception_from_fspath_is_raised_as_it_was(call):
     # (It was hidden behind "expected a path, a file object or bytes".)
     with pytest.raises(ValueError, match="no path today"):
         call(_FailingPath())
+
+
+def test_an_unfinished_writer_warns_when_collected(tmp_path):
+    """As Python's own files do when collected unclosed: the vectors are
+    lost (the temporary file is removed), and a ResourceWarning says so."""
+    import gc
+    import warnings
+
+    w = hydron.FileWriter(tmp_path / "w.hyd")
+    w.write(unit_vectors(3))
+    with pytest.warns(ResourceWarning, match=r"w\.hyd.* was never finished: 3 vectors written "
+                                             r"and discarded, nothing saved"):
+        del w
+        gc.collect()
+    assert os.listdir(tmp_path) == []
+    with pytest.warns(ResourceWarning, match="0 vectors"):
+        hydron.FileWriter(tmp_path / "unused.jsonl")
+        gc.collect()
+    # Finished, aborted, closed or failed writers are collected quietly.
+    inf = unit_vectors(2)
+    inf[1, 1] = np.inf
+    endings = [lambda w: w.finish(), lambda w: w.abort(), lambda w: w.close(),
+               lambda w: w.__exit__(None), lambda w: pytest.raises(InvalidVectorError, w.write, inf)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for i, end in enumerate(endings):
+            w = hydron.FileWriter(tmp_path / f"q{i}.jsonl", policy="trusted")
+            w.write(unit_vectors(2))
+            end(w)
+            del w
+            gc.collect()
+
+
+def test_save_and_writers_pick_the_form_from_the_suffix(tmp_path):
+    for name, form in [("a.jsonl", "jsonl"), ("b.JSONL", "jsonl"), ("c.hyd", "fory"),
+                       ("d", "fory"), ("e.bin", "fory")]:
+        hydron.save(tmp_path / name, THREE)
+        assert hydron.detect_format(tmp_path / name).value == form, name
+        assert (bits(hydron.load(tmp_path / name)) == bits(THREE)).all()
+        with hydron.FileWriter(tmp_path / f"w-{name}") as w:
+            w.write(THREE)
+        assert hydron.detect_format(tmp_path / f"w-{name}").value == form, name
+    for make in (lambda p: hydron.save(p, THREE), lambda p: hydron.FileWriter(p)):
+        with pytest.raises(ValueError, match=r"a\.json: hydron files are not plain JSON.*encode_json"):
+            make(tmp_path / "a.json")
+    hydron.save(tmp_path / "x.json", THREE, "jsonl")         # asked for by name: written
+    assert hydron.detect_format(tmp_path / "x.json").value == "jsonl"
+    assert not (tmp_path / "a.json").exists()
+
+
+def test_a_text_mode_file_object_is_a_type_error(tmp_path):
+    """Not the UnicodeDecodeError of reading binary bytes as text."""
+    path = tmp_path / "v.hyd"
+    hydron.save(path, unit_vectors(50))
+    calls = [hydron.load, lambda f: hydron.iter_chunks(f)]
+    if "parquet" in hydron.FEATURES:
+        calls.append(hydron.load_parquet)
+    for call in calls:
+        with open(path) as f, pytest.raises(TypeError, match=r"got a text-mode one \(TextIOWrapper\)"
+                                                            r": open the file in binary mode"):
+            call(f)
+        with pytest.raises(TypeError, match="text-mode"):
+            call(io.StringIO("[0, 0, 0, 0, 0, 0, 0, 0]\n"))

@@ -80,7 +80,7 @@ def test_encoding_checks_by_default():
         hydron.encode_batch(v)
     with pytest.raises(InvalidVectorError, match="E8 root code 240"):
         hydron.encode_codes([1, 240])
-    with pytest.raises(ValueError, match=r"shape \(N, 8\), got \(2, 7\)"):
+    with pytest.raises(ValueError, match=r"shape \(N, 8\) or \(8,\), got \(2, 7\)"):
         hydron.encode_batch(np.zeros((2, 7), np.float32))
 
 

@@ -107,12 +107,17 @@ def test_nearest_roots_matches_brute_force():
     assert hydron.nearest_roots(np.zeros((1, 8), np.float32)).tolist() == [0]
 
 
-def test_nearest_roots_checks_unless_trusted():
+def test_nearest_roots_checks_finiteness_strict_checks_norms_trusted_nothing():
     v = raw(4)
+    assert (hydron.nearest_roots(v) == hydron.nearest_roots(hydron.normalize(v))).all()
     with pytest.raises(InvalidVectorError, match="vector 0: norm"):
-        hydron.nearest_roots(v)
+        hydron.nearest_roots(v, strict=True)
     v[2, 1] = np.nan
+    with pytest.raises(InvalidVectorError, match="vector 2: coordinate 1 is NaN"):
+        hydron.nearest_roots(v)
     assert hydron.nearest_roots(v, trusted=True).shape == (4,)  # meaningless, harmless
+    with pytest.raises(ValueError, match="strict and trusted"):
+        hydron.nearest_roots(v, strict=True, trusted=True)
 
 
 @pytest.mark.parametrize("bad", [1023, 1024, 40000, 99999])
@@ -184,7 +189,7 @@ def test_dot_row_wise_and_one_against_many():
     np.testing.assert_allclose(many, b @ a[7], atol=1e-6)
     assert (bits(hydron.dot(b, a[7])) == bits(many)).all()
     one = hydron.dot(a[1], b[1])
-    assert isinstance(one, float) and one == pytest.approx(float(rows[1]), abs=1e-6)
+    assert isinstance(one, np.float32) and one == pytest.approx(float(rows[1]), abs=1e-6)
     with pytest.raises(ValueError, match="same number of rows"):
         hydron.dot(a, b[:10])
 
@@ -301,23 +306,62 @@ VECTOR_FUNCTIONS = {
 }
 
 
+def _same_result(got, want) -> bool:
+    if isinstance(want, np.ndarray):
+        return got.dtype == want.dtype and got.shape == want.shape and (
+            (bits(got) == bits(want)).all() if want.dtype == np.float32 else (got == want).all())
+    return type(got) is type(want) and (got == want or (got != got and want != want))
+
+
+def _outcome(f, x):
+    """``("ok", result)``, or ``("error", class, message)``."""
+    try:
+        return ("ok", f(x))
+    except Exception as e:  # noqa: BLE001 (compared, not hidden)
+        return ("error", type(e), str(e))
+
+
+class _ArrayLike:
+    """An object numpy converts through ``__array__`` (as a pandas frame or
+    a torch tensor)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        return self.a if dtype is None else self.a.astype(dtype)
+
+
 @pytest.mark.parametrize("name", VECTOR_FUNCTIONS)
-def test_wrong_dtype_is_a_type_error(name):
+def test_other_real_numbers_are_converted_as_numpy_converts_them(name):
     f = VECTOR_FUNCTIONS[name]
     v = unit_vectors(4)
-    for bad, shown in [(v.astype(np.float64), "float64"), (v.astype(np.float16), "float16"),
-                       (v.astype(">f4"), ">f4"), (np.zeros((4, 8), np.int32), "int32")]:
-        with pytest.raises(TypeError, match=f"expected dtype float32, got {shown}"):
+    wide = v.astype(np.float64)
+    for other in [wide, v.astype(np.float16), v.astype(">f4"), wide.tolist(), _ArrayLike(wide),
+                  np.zeros((4, 8), np.int32), np.zeros((4, 8), bool)]:
+        want = _outcome(f, np.asarray(other, dtype=np.float32))
+        got = _outcome(f, other)
+        assert got[0] == want[0] and (
+            _same_result(got[1], want[1]) if got[0] == "ok" else got[1:] == want[1:]), other
+
+
+@pytest.mark.parametrize("name", VECTOR_FUNCTIONS)
+def test_what_is_not_real_numbers_is_a_type_error(name):
+    f = VECTOR_FUNCTIONS[name]
+    v = unit_vectors(4)
+    for bad, shown in [(v.astype(np.complex64), "complex64"), (v.astype(str), "<U"),
+                       (np.array([[object()] * 8] * 4), "object")]:
+        with pytest.raises(TypeError, match=f"expected real numbers .*dtype {shown}"):
             f(bad)
-    with pytest.raises(TypeError, match="expected a numpy float32 array, got list"):
-        f(v.tolist())
+    with pytest.raises(TypeError, match="masked arrays are not accepted"):
+        f(np.ma.masked_array(v, mask=np.zeros(v.shape, bool)))
 
 
 @pytest.mark.parametrize("name", VECTOR_FUNCTIONS)
 def test_wrong_shape_is_a_value_error(name):
     f = VECTOR_FUNCTIONS[name]
     for shape in [(4, 7), (4, 9), (2, 4, 8), (32,)]:
-        with pytest.raises(ValueError, match=r"expected shape .*\(N, 8\), got"):
+        with pytest.raises(ValueError, match=r"expected shape \(N, 8\) or \(8,\), got"):
             f(np.zeros(shape, np.float32))
 
 
