@@ -7,14 +7,22 @@ Environment (set by ``python/run-tests.sh``):
 - ``HYDRON_PY_DIR``: an empty directory the tests fill for the Rust test
   ``tests/python_interop.rs``;
 - ``HYDRON_REQUIRE_INTEROP=1``: a missing directory fails the run instead of
-  skipping the interop tests.
+  skipping the interop tests;
+- ``HYDRON_REQUIRE_ALL=1`` (``scripts/test-all.sh``): every missing
+  precondition fails instead of skipping: a Python package a test imports
+  (:func:`require`, in place of ``pytest.importorskip``), a feature of the
+  build that ``HYDRON_EXPECT_FEATURES`` does not say is left out
+  (:func:`needs`), the interop directories, the ``hydron`` CLI, a platform
+  facility (:func:`missing`).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import pathlib
 import sys
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -25,13 +33,37 @@ GOLDEN = REPO / "tests" / "golden"
 
 sys.path.insert(0, str(PYTHON_DIR))
 
+#: Every precondition must hold (``scripts/test-all.sh`` sets it).
+REQUIRE_ALL = os.environ.get("HYDRON_REQUIRE_ALL") == "1"
+
+
+def missing(what: str) -> None:
+    """A precondition that does not hold: a failure under
+    ``HYDRON_REQUIRE_ALL=1``, else a skip announced on stderr. Works at a
+    test module's top level too."""
+    if REQUIRE_ALL:
+        pytest.fail(f"precondition missing (HYDRON_REQUIRE_ALL=1): {what}", pytrace=False)
+    print(f"SKIPPED (precondition): {what}", file=sys.stderr)
+    pytest.skip(what, allow_module_level=True)
+
+
+def require(module: str) -> ModuleType:
+    """``pytest.importorskip(module)``, except that under
+    ``HYDRON_REQUIRE_ALL=1`` a module that does not import fails."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        missing(f"the Python module {module!r} does not import ({e}); "
+                "pip install -r python/requirements.txt")
+        raise  # (not reached: missing() raises)
+
 
 def _interop_dir(var: str) -> pathlib.Path:
     value = os.environ.get(var)
     if not value:
         if os.environ.get("HYDRON_REQUIRE_INTEROP") == "1":
             pytest.fail(f"{var} is not set (HYDRON_REQUIRE_INTEROP=1)")
-        pytest.skip(f"{var} is not set: run python/run-tests.sh for the interop tests")
+        missing(f"{var} is not set: run python/run-tests.sh for the interop tests")
     path = pathlib.Path(value)
     if not path.is_dir():
         pytest.fail(f"{var}={value} is not a directory")
@@ -72,12 +104,35 @@ def unit_vectors(n: int, seed: int = 7) -> np.ndarray:
     return hydron.apply_policy(v, "renormalize")
 
 
-def needs(feature: str):
-    """Skips a test in a build of hydron without ``feature`` (``"arrow"``,
-    ``"parquet"``); ``python/run-tests.sh`` runs the tests in both builds."""
+def needs(feature: str) -> pytest.MarkDecorator:
+    """Marks a test that needs ``feature`` (``"arrow"``, ``"parquet"``) in
+    the build of hydron: in a build without it, the test is skipped when
+    ``HYDRON_EXPECT_FEATURES`` says the build leaves it out (as
+    ``python/run-tests.sh`` says of its default build), and is otherwise a
+    missing precondition (:func:`missing`: a failure under
+    ``HYDRON_REQUIRE_ALL=1``)."""
+    return pytest.mark.hydron_feature(feature)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "hydron_feature(name): the test needs that feature "
+                                       "of the build (conftest.needs)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
     import hydron
-    return pytest.mark.skipif(feature not in hydron.FEATURES,
-                              reason=f"this build of hydron has no {feature!r} feature")
+
+    for mark in item.iter_markers("hydron_feature"):
+        feature = mark.args[0]
+        if feature in hydron.FEATURES:
+            continue
+        expected = os.environ.get("HYDRON_EXPECT_FEATURES")
+        if expected is not None and feature not in expected.split(","):
+            pytest.skip(f"this build of hydron has no {feature!r} feature "
+                        f"(HYDRON_EXPECT_FEATURES={expected!r})")
+        missing(f"this build of hydron has no {feature!r} feature"
+                + ("" if expected is None else
+                   f", though HYDRON_EXPECT_FEATURES={expected!r} names it"))
 
 
 needs_arrow = needs("arrow")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import hydron
 from hydron import FormatError, InvalidVectorError
 
-from conftest import bits, needs_arrow, unit_vectors
+from conftest import bits, needs_arrow, require, unit_vectors
 
 pytestmark = needs_arrow
 
@@ -21,9 +21,9 @@ def same(a, b) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     return a.shape == b.shape and bool((bits(a) == bits(b)).all())
 
-pa = pytest.importorskip("pyarrow")
-pl = pytest.importorskip("polars")
-duckdb = pytest.importorskip("duckdb")
+pa = require("pyarrow")
+pl = require("polars")
+duckdb = require("duckdb")
 
 V = unit_vectors(1000)
 

@@ -9,11 +9,11 @@ import pytest
 import hydron
 from hydron import InvalidVectorError
 
-from conftest import needs_arrow
+from conftest import needs_arrow, require
 
 pytestmark = needs_arrow
 
-pa = pytest.importorskip("pyarrow")
+pa = require("pyarrow")
 
 VALUES = pa.array(np.zeros(40, np.float32))
 

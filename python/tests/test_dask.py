@@ -11,11 +11,11 @@ import os
 import numpy as np
 import pytest
 
-from conftest import PYTHON_DIR, needs_parquet
+from conftest import PYTHON_DIR, needs_parquet, require
 
 pytestmark = needs_parquet
 
-distributed = pytest.importorskip("dask.distributed")
+distributed = require("dask.distributed")
 
 
 def _example():
@@ -65,9 +65,9 @@ def test_two_workers_equal_one_process_exactly(tmp_path, cluster):
 def test_the_cluster_reads_other_writers_files(tmp_path, cluster):
     """A dataset written by pyarrow (nullable fixed-size lists, snappy) and by
     Polars (arrays, zstd) goes through the same job."""
-    pa = pytest.importorskip("pyarrow")
-    pq = pytest.importorskip("pyarrow.parquet")
-    pl = pytest.importorskip("polars")
+    pa = require("pyarrow")
+    pq = require("pyarrow.parquet")
+    pl = require("polars")
     import hydron
 
     dq = _example()

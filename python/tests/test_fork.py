@@ -21,6 +21,8 @@ import textwrap
 
 import pytest
 
+from conftest import missing
+
 DEADLINE_S = 180
 
 # The work of every scenario: each function that can run on the pool, on
@@ -119,8 +121,13 @@ def run_scenario(tmp_path, body: str) -> str:
     return out
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def needs_fork() -> None:
+    if not hasattr(os, "fork"):
+        missing("no os.fork on this platform")
+
+
 def test_a_fork_after_large_calls_gets_the_parents_results(tmp_path):
+    needs_fork()
     out = run_scenario(tmp_path, '''
         expected = work("parent.hyd")
         pid = os.fork()
@@ -155,7 +162,7 @@ def test_a_fork_after_large_calls_gets_the_parents_results(tmp_path):
 def test_multiprocessing_pools_get_the_parents_results(tmp_path, method):
     import multiprocessing
     if method not in multiprocessing.get_all_start_methods():
-        pytest.skip(f"no {method!r} start method on this platform")
+        missing(f"no {method!r} start method on this platform")
     out = run_scenario(tmp_path, f'''
         import multiprocessing
 
@@ -173,8 +180,8 @@ def test_multiprocessing_pools_get_the_parents_results(tmp_path, method):
     assert "pool ok" in out
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_a_fork_from_a_thread_while_another_is_inside_a_large_call(tmp_path):
+    needs_fork()
     out = run_scenario(tmp_path, '''
         expected = work("parent.hyd")
         points = raw_vectors(2, 1_000_000) * 3

@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 import hydron
 from hydron import CorruptError, FormatError, HydronError, InvalidVectorError, Section
 
-from conftest import bits, needs_parquet, unit_vectors
+from conftest import bits, needs_parquet, require, unit_vectors
 
 pytestmark = needs_parquet
 
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
-pl = pytest.importorskip("polars")
-duckdb = pytest.importorskip("duckdb")
+pa = require("pyarrow")
+pq = require("pyarrow.parquet")
+pl = require("polars")
+duckdb = require("duckdb")
 
 V = unit_vectors(5000)
 COMPRESSIONS = ["none", "snappy", "zstd", "zstd:9", "lz4", "gzip"]
