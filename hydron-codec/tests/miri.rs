@@ -2,16 +2,20 @@
 //! Miri in seconds (`bash scripts/miri.sh`); they also run in the normal
 //! suite:
 //!
-//! - the batch decoders (`fory/batch.rs`: `Vec::set_len` after the
+//! - the batch decoders (`payload.rs`: `Vec::set_len` after the
 //!   uninitialized copy, and the `copy_nonoverlapping` of
 //!   `Policy::Trusted`), for every policy, from input slices starting at
 //!   offsets 0..4 of a buffer, for lengths around the 8-vector block size,
 //!   appending into a vector with spare capacity, with bad vectors that
 //!   stop `Strict` and that `Renormalize` resumes after;
-//! - the codes decoder (`fory/codes.rs`: `Vec::from_raw_parts` from
+//! - the codes decoder (`payload.rs`: `Vec::from_raw_parts` from
 //!   `Vec<u8>` to `Vec<E8Root>`), at odd offsets, with a bad code;
 //! - the single-vector decoder and (under `fory`) the generic fory path
 //!   (`deserialize_exact`), which runs fory's own unsafe code too.
+//!
+//! The parallel `file::load` (`file/parallel.rs`) and the Parquet
+//! interleave (`parquet/fast.rs`) are checked by their unit tests (see
+//! `scripts/miri.sh`); `docs/fuzzing.md` lists every `unsafe` and its test.
 #![cfg(feature = "fory-messages")]
 
 use hydron_codec::fory as hfory;

@@ -14,7 +14,13 @@
 //! - the `unsafe impl CheckedBitPattern for Gf8` through bytemuck's checked
 //!   casts, aligned and misaligned;
 //! - `E8Point::nearest`'s calls into its AVX2 or SSE2 `target_feature`
-//!   path (`lattice.rs`), on a few inputs against the old decoder.
+//!   path (`lattice.rs`, `lattice/avx2.rs`), on a few inputs against the
+//!   old decoder;
+//! - `Gf8::nearest_root`'s call into its SSE2 closed form (`e8.rs`), on
+//!   roots, unit vectors and coordinates whose scores overflow;
+//! - `huge::zeroed_vec` and `huge::advise_spare` on buffers large enough
+//!   to be advised (`huge.rs`; Miri has no `madvise`, which is compiled
+//!   out under it: the rest of the path runs).
 //!
 //! Under Miri, `is_x86_feature_detected!` answers false, so the dispatch
 //! picks the scalar or portable backend; built with `-C
@@ -27,7 +33,7 @@ mod old_lattice;
 use std::mem::MaybeUninit;
 
 use hydron_core::batch::{self, Backend};
-use hydron_core::{E8Point, Gf8};
+use hydron_core::{huge, E8Point, E8Root, Gf8, E8_ROOTS};
 
 /// Lengths around the 8-vector block of the SIMD kernels.
 const LENGTHS: [usize; 7] = [0, 1, 2, 7, 8, 9, 17];
@@ -188,7 +194,9 @@ fn miri_runs_avx2_only_when_compiled_in() {
 #[test]
 fn dispatching_kernels_on_small_batches() {
     // The other batch kernels have no unsafe code of their own outside the
-    // AVX2 backend, but run here once so that Miri sees the dispatch.
+    // AVX2 backend (one call per kernel, through its token), but run here
+    // once so that Miri sees the dispatch and, in the AVX2 build, each
+    // kernel.
     let arrays: Vec<[f32; 8]> = (0..9).map(|i| unit(3 * i)).collect();
     let vs = batch::normalize(&arrays).unwrap();
     assert_eq!(Gf8::slice_as_arrays(&vs), &arrays[..]);
@@ -198,6 +206,22 @@ fn dispatching_kernels_on_small_batches() {
         Ok(batch::nearest_roots(&vs))
     );
     assert_eq!(batch::dot_many(vs[0], &vs)[0], 1.0);
+    // Every backend's `validate` and lattice kernel (the scalar one runs
+    // `E8Point::nearest`'s fast path per vector, through the AVX2 token
+    // when that is compiled in), a block of eight and a tail.
+    let points: Vec<E8Point> = arrays
+        .iter()
+        .map(|x| E8Point::nearest(&x.map(|c| c * 2.5)).unwrap())
+        .collect();
+    let scaled: Vec<[f32; 8]> = arrays.iter().map(|x| x.map(|c| c * 2.5)).collect();
+    for backend in Backend::ALL {
+        backend.validate(&arrays).unwrap();
+        let mut out = vec![E8Point::ORIGIN; scaled.len()];
+        backend
+            .nearest_lattice_points_into(&scaled, &mut out)
+            .unwrap();
+        assert_eq!(out, points, "{backend:?}");
+    }
 }
 
 #[test]
@@ -225,4 +249,49 @@ fn nearest_lattice_point_on_the_detected_path() {
             "{x:?}"
         );
     }
+}
+
+#[test]
+fn nearest_root_on_the_sse2_path() {
+    // `Gf8::nearest_root` runs the closed form in SSE2 on x86-64 (a
+    // `target_feature` call, the baseline), and in plain Rust where its
+    // scores overflow.
+    for (code, root) in E8_ROOTS.iter().enumerate().step_by(7) {
+        assert_eq!(root.nearest_root(), E8Root::new(code as u8).unwrap());
+    }
+    for i in 0..12 {
+        let v = Gf8::try_new(unit(i)).unwrap();
+        if !v.is_zero() {
+            assert_eq!(v.nearest_root(), E8Root::nearest_brute_force(v), "{i}");
+        }
+    }
+    // Scores that overflow `f32` go through the scaled form: the same root
+    // as the same direction at unit length.
+    let big = [3e38, -1e38, 0.0, 2e38, 0.0, 0.0, 0.0, 0.0];
+    let unit_big = Gf8::normalize(big.map(|x| x * 1e-38)).unwrap();
+    assert_eq!(
+        Gf8::new_unchecked(big).nearest_root(),
+        unit_big.nearest_root()
+    );
+}
+
+#[test]
+fn huge_buffers_are_advised_without_changing_them() {
+    // 4 MiB and more are advised (the interior of whole 2 MiB pages).
+    let n = huge::MIN_HUGE_BYTES / 4 + 3;
+    let zeros: Vec<f32> = huge::zeroed_vec(n);
+    assert_eq!(zeros.len(), n);
+    assert!([0, n / 2, n - 1].iter().all(|&i| zeros[i] == 0.0));
+    let mut out: Vec<u8> = Vec::with_capacity(huge::MIN_HUGE_BYTES + 5);
+    out.push(7);
+    huge::advise_spare(&mut out);
+    out.extend_from_slice(&[1, 2, 3]);
+    assert_eq!(out, [7, 1, 2, 3]);
+    // Small ones are not, and a full vector has no spare capacity.
+    let small: Vec<Gf8> = huge::zeroed_vec(3);
+    assert!(small.iter().all(|v| v.is_zero()));
+    let mut full = vec![1u8; 16];
+    full.shrink_to_fit();
+    huge::advise_spare(&mut full);
+    assert_eq!(full, [1; 16]);
 }
