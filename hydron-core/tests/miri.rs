@@ -18,6 +18,8 @@
 //!   old decoder;
 //! - `Gf8::nearest_root`'s call into its SSE2 closed form (`e8.rs`), on
 //!   roots, unit vectors and coordinates whose scores overflow;
+//! - the E8P encoder's call into its AVX2 kernel (`quant/e8p_avx2.rs`),
+//!   against the scalar one;
 //! - `huge::zeroed_vec` and `huge::advise_spare` on buffers large enough
 //!   to be advised (`huge.rs`; Miri has no `madvise`, which is compiled
 //!   out under it: the rest of the path runs).
@@ -294,4 +296,26 @@ fn huge_buffers_are_advised_without_changing_them() {
     full.shrink_to_fit();
     huge::advise_spare(&mut full);
     assert_eq!(full, [1; 16]);
+}
+
+#[test]
+fn e8p_encoder_on_every_backend() {
+    // `quant::e8p` runs its AVX2 kernel (a `target_feature` call through its
+    // own token) on `Backend::Avx2Fma` when the build and CPU have AVX2:
+    // under Miri, in the third build. Codewords encode to themselves, and
+    // every backend gives the scalar codes.
+    use hydron_core::quant::e8p;
+    let mut blocks: Vec<[f32; 8]> = [0u16, 1, 0x007F, 0x8000, 12_345, 65_535]
+        .iter()
+        .map(|&code| e8p::decode(code))
+        .collect();
+    blocks.extend((0..6).map(|i| unit(i).map(|x| x * 1.7 + 0.1)));
+    let mut scalar = vec![0u16; blocks.len()];
+    e8p::encode_into_with(Backend::Scalar, &blocks, &mut scalar).unwrap();
+    assert_eq!(scalar[..6], [0, 1, 0x007F, 0x8000, 12_345, 65_535]);
+    for backend in Backend::ALL {
+        let mut out = vec![0u16; blocks.len()];
+        e8p::encode_into_with(backend, &blocks, &mut out).unwrap();
+        assert_eq!(out, scalar, "{backend:?}");
+    }
 }
