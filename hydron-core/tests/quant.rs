@@ -228,11 +228,16 @@ fn probe_blocks(rng: &mut SplitMix64, n: usize) -> Vec<[f32; 8]> {
     out
 }
 
+/// The scalar kernel and the dispatched one (AVX2 when built and
+/// detected) both give the oracle's code.
 fn check_against_brute_force(blocks: &[[f32; 8]]) {
     let mut codes = vec![0u16; blocks.len()];
     e8p::encode_into_with(Backend::Scalar, blocks, &mut codes).unwrap();
-    for (x, &code) in blocks.iter().zip(&codes) {
-        assert_eq!(code, brute_force(x), "block {x:?}");
+    let dispatched = e8p::encode_many(blocks).unwrap();
+    for ((x, &code), &other) in blocks.iter().zip(&codes).zip(&dispatched) {
+        let expected = brute_force(x);
+        assert_eq!(code, expected, "scalar, block {x:?}");
+        assert_eq!(other, expected, "dispatched, block {x:?}");
     }
 }
 

@@ -46,18 +46,25 @@
 //! are those of `y`, and if they have the wrong parity, the best codeword
 //! flips the coordinate with the smallest `a_i |y_i|`. So the squared
 //! distance is `|y|² − 2 (Σ a_i |y_i| − ½|a|² − [parity wrong] · 2 · min_i
-//! a_i |y_i|)`: 512 candidates of 8 multiply-adds each. The sums are taken
-//! in `f64`, where for almost every block they are **exact**: when every
-//! nonzero coordinate is a normal `f32` with binary exponent between −22 and
-//! 40 and no more than 21 binades below the largest, every quantity is an
-//! integer multiple of `2^(e_min − 25)` below `2^53` times that. Exact sums
-//! make the comparisons exact, ties included, whatever the order of the
-//! additions, so the scalar and AVX2 kernels agree by construction. The
-//! other blocks (huge, subnormal or widely spread coordinates: about 1 in
-//! 150,000 blocks of Gaussian data) go to a slower path shared by every
-//! backend, which filters the 512 candidates with a rigorous `f64` error
-//! bound and compares the survivors' codewords exactly (with error-free
-//! transformations).
+//! a_i |y_i|)`, and the search is over 512 `(σ, a)` classes. When the
+//! `|y_i|` are nonzero and distinct (almost every block), sorting them
+//! gives each class's best arrangement directly (the patterns of squared
+//! norm ≤ 10 are whole permutation classes), so a shift costs a sort, seven
+//! class values, and the 29 norm-12 patterns only when a bound says they
+//! can win ([`best_by_sorting`]); otherwise all 256 patterns are scored
+//! (8 multiply-adds each; four at a time on AVX2).
+//!
+//! The sums are taken in `f64`, where for almost every block they are
+//! **exact**: when every nonzero coordinate is a normal `f32` with binary
+//! exponent between −22 and 40 and no more than 21 binades below the
+//! largest, every quantity is an integer multiple of `2^(e_min − 25)` below
+//! `2^53` times that ([`in_exact_range`]). Exact sums make the comparisons
+//! exact, ties included, whatever the order of the additions, so the
+//! scalar and AVX2 kernels agree by construction. The other blocks (huge,
+//! subnormal or widely spread coordinates: 18 in 4 million blocks of
+//! N(0, 1) coordinates in a seeded run) go to a slower path shared by every backend, which
+//! filters the 512 classes with a rigorous `f64` error bound and compares
+//! the survivors' codewords exactly (with error-free transformations).
 //!
 //! ```
 //! use hydron_core::quant::e8p;
@@ -480,30 +487,140 @@ pub(crate) fn class_value(t: &[f64; 8], negative_parity: u8, p: usize) -> f64 {
     }
 }
 
-/// The scalar in-range kernel: the best pattern of each shift by exact
-/// comparison (strict `>`, so the lowest pattern among equals), then the
-/// better shift (shift 0 among equals), then the lowest sign bits.
+/// The scalar in-range kernel.
 pub(crate) fn encode_in_range(x: &[f32; 8]) -> u16 {
+    encode_in_range_by(x, best_of_all_patterns)
+}
+
+/// The in-range encoder, given a way to search all 256 patterns of one
+/// shift: each shift's best pattern ([`best_by_sorting`], or the full
+/// search when that declines), then the better shift (shift 0 among
+/// equals), then the lowest sign bits. Every comparison is exact.
+#[inline]
+pub(crate) fn encode_in_range_by(
+    x: &[f32; 8],
+    all_patterns: impl Fn(&[f64; 8], u8) -> (f64, usize),
+) -> u16 {
     let sum_x: f64 = x.iter().map(|&v| f64::from(v)).sum();
     let mut best = (f64::NEG_INFINITY, 0usize, 0usize);
     for (shift, &sigma) in SHIFTS.iter().enumerate() {
         let (y, parity) = shifted(x, sigma);
         let t = y.map(f64::abs);
-        let mut best_value = f64::NEG_INFINITY;
-        let mut best_pattern = 0;
-        for p in 0..PATTERN_COUNT {
-            let v = class_value(&t, parity, p);
-            if v > best_value {
-                best_value = v;
-                best_pattern = p;
-            }
-        }
-        let total = best_value + sigma * sum_x;
+        let (value, pattern) =
+            best_by_sorting(&t, parity).unwrap_or_else(|| all_patterns(&t, parity));
+        let total = value + sigma * sum_x;
         if total > best.0 {
-            best = (total, shift, best_pattern);
+            best = (total, shift, pattern);
         }
     }
     finish_code(x, best.1, best.2)
+}
+
+/// The largest class value over all 256 patterns of one shift and the
+/// lowest pattern that reaches it (strict `>` in pattern order).
+pub(crate) fn best_of_all_patterns(t: &[f64; 8], parity: u8) -> (f64, usize) {
+    let mut best = (f64::NEG_INFINITY, 0);
+    for p in 0..PATTERN_COUNT {
+        let v = class_value(t, parity, p);
+        if v > best.0 {
+            best = (v, p);
+        }
+    }
+    best
+}
+
+/// The D8 classes `(k3, k5)`: how many 3/2 and 5/2 a pattern has (the
+/// rest are ½). Every arrangement of each is a pattern.
+const D8_CLASSES: [(usize, usize); 7] = [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (0, 1), (1, 1)];
+
+/// `PATTERN_INDEX[q][m]`: the pattern with its 5/2 at coordinate `q` (8:
+/// none) and its 3/2 at the set bits of `m` (0xFF where there is none).
+const PATTERN_INDEX: [[u8; 256]; 9] = {
+    let mut index = [[0xFFu8; 256]; 9];
+    let mut p = 0;
+    while p < PATTERN_COUNT {
+        let mut five = 8;
+        let mut threes = 0;
+        let mut i = 0;
+        while i < 8 {
+            match TABLES.doubled[p][i] {
+                5 => five = i,
+                3 => threes |= 1 << i,
+                _ => {}
+            }
+            i += 1;
+        }
+        index[five][threes] = p as u8;
+        p += 1;
+    }
+    index
+};
+
+/// The first norm-12 pattern.
+const NORM12_START: usize = PATTERN_COUNT - NORM12_PATTERNS.len();
+
+/// The best pattern of one shift without trying all 256, when the block
+/// allows it: `None` unless the `t_i` are nonzero and pairwise distinct.
+///
+/// Then each D8 class `(k3, k5)` has exactly one best codeword: the 5/2
+/// on the largest `t`, the 3/2 on the next `k3` (rearrangement
+/// inequality), and, when the signs of `y` have the wrong parity, the
+/// smallest `t` (which carries a ½) flipped: flipping a larger `t` or one
+/// with a larger `a_i` loses strictly more. Its value is
+/// `½ Σt + 2 k5 t_(1) + (t_(k5+1) + … + t_(k5+k3)) − (1 + k3 + 3 k5) −
+/// [wrong parity] t_(8)`, with `t_(1) > … > t_(8)` and `½|a|² = 1 + k3 + 3 k5`.
+/// The same bound over all arrangements of five 3/2 and three ½ limits
+/// the 29 norm-12 patterns; only when it beats the best D8 value (their
+/// indices are higher, so they must beat it strictly) are they tried one
+/// by one. Every quantity is exact in the exact range, so the value is
+/// the one [`best_of_all_patterns`] finds, and so is the pattern (the
+/// lowest among equal values).
+pub(crate) fn best_by_sorting(t: &[f64; 8], parity: u8) -> Option<(f64, usize)> {
+    // Coordinates by decreasing t (insertion sort).
+    let mut order = [0usize, 1, 2, 3, 4, 5, 6, 7];
+    for k in 1..8 {
+        let mut j = k;
+        while j > 0 && t[order[j - 1]] < t[order[j]] {
+            order.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let sorted = order.map(|i| t[i]);
+    if sorted[7] == 0.0 || sorted.windows(2).any(|w| w[0] == w[1]) {
+        return None;
+    }
+    let mut prefix = [0.0f64; 9];
+    for k in 0..8 {
+        prefix[k + 1] = prefix[k] + sorted[k];
+    }
+    let half_total = 0.5 * prefix[8];
+    let mut best = (f64::NEG_INFINITY, PATTERN_COUNT);
+    for (k3, k5) in D8_CLASSES {
+        let mut v = half_total + 2.0 * (k5 as f64) * sorted[0] + (prefix[k5 + k3] - prefix[k5]);
+        v -= (1 + k3 + 3 * k5) as f64;
+        if parity != (k3 & 1) as u8 {
+            v -= sorted[7];
+        }
+        let five = if k5 == 1 { order[0] } else { 8 };
+        let threes = order[k5..k5 + k3].iter().fold(0usize, |m, &i| m | (1 << i));
+        let p = usize::from(PATTERN_INDEX[five][threes]);
+        if v > best.0 || (v == best.0 && p < best.1) {
+            best = (v, p);
+        }
+    }
+    let mut bound = half_total + prefix[5] - 6.0;
+    if parity != 1 {
+        bound -= sorted[7];
+    }
+    if bound > best.0 {
+        for p in NORM12_START..PATTERN_COUNT {
+            let v = class_value(t, parity, p);
+            if v > best.0 {
+                best = (v, p);
+            }
+        }
+    }
+    Some(best)
 }
 
 /// The code of the best codeword of shift `shift` and pattern `p`: the
@@ -597,6 +714,40 @@ mod tests {
         for q in NORM12_PATTERNS {
             assert!(TABLES.doubled[227..].contains(&q), "{q:?}");
         }
+    }
+
+    #[test]
+    fn every_pattern_has_its_index() {
+        for p in 0..PATTERN_COUNT {
+            let five = TABLES.doubled[p].iter().position(|&d| d == 5).unwrap_or(8);
+            let threes = (0..8)
+                .filter(|&i| TABLES.doubled[p][i] == 3)
+                .fold(0, |m, i| m | (1 << i));
+            assert_eq!(usize::from(PATTERN_INDEX[five][threes]), p);
+        }
+    }
+
+    #[test]
+    fn sorting_finds_what_the_full_search_finds() {
+        let mut state = 99u64;
+        let mut sorted = 0;
+        for round in 0..20_000 {
+            let t: [f64; 8] = core::array::from_fn(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Quarter grids early (ties), then 20-bit fractions (exact in f64).
+                let bits = if round < 2000 { 3 } else { 20 };
+                ((state >> 44) % (4 << bits)) as f64 / f64::from(1u32 << bits)
+            });
+            for parity in 0..2 {
+                if let Some(found) = best_by_sorting(&t, parity) {
+                    sorted += 1;
+                    assert_eq!(found, best_of_all_patterns(&t, parity), "{t:?} {parity}");
+                }
+            }
+        }
+        assert!(sorted > 30_000, "{sorted}");
     }
 
     #[test]

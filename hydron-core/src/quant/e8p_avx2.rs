@@ -1,4 +1,7 @@
-//! The AVX2 kernel of the in-range E8P encoder: four patterns per `__m256d`.
+//! The AVX2 kernel of the in-range E8P encoder's full search over the 256
+//! patterns of a shift, four patterns per `__m256d` (blocks whose shifted
+//! coordinates tie, or are zero, where the sorting shortcut of
+//! `e8p::best_by_sorting` does not apply).
 //!
 //! Compiled with `#[target_feature(enable = "avx2")]` and entered only
 //! through the [`Avx2`] token, which only run-time detection makes (the
@@ -17,7 +20,7 @@ use core::arch::x86_64::{
     _mm256_mul_pd, _mm256_set1_pd, _mm256_sub_pd, _mm256_xor_pd, _CMP_GT_OQ,
 };
 
-use super::e8p::{finish_code, shifted, PATTERN_COUNT, SHIFTS, TABLES};
+use super::e8p::{encode_in_range_by, PATTERN_COUNT, TABLES};
 
 /// Proof that this CPU has AVX2: the only way into the kernel.
 ///
@@ -34,13 +37,19 @@ impl Avx2 {
         std::is_x86_feature_detected!("avx2").then_some(Avx2(()))
     }
 
-    /// The in-range encoder ([`e8p::encode_in_range`](super::e8p)) on AVX2;
-    /// `x` must be in the exact range.
+    /// The in-range encoder ([`e8p::encode_in_range`](super::e8p)) with
+    /// its full 256-pattern search on AVX2; `x` must be in the exact range.
     #[inline]
     pub(crate) fn encode_in_range(self, x: &[f32; 8]) -> u16 {
+        encode_in_range_by(x, |t, parity| self.best_of_all_patterns(t, parity))
+    }
+
+    /// [`e8p::best_of_all_patterns`](super::e8p) on AVX2.
+    #[inline]
+    fn best_of_all_patterns(self, t: &[f64; 8], parity: u8) -> (f64, usize) {
         // SAFETY: `self` exists only if `detect` found AVX2 on this CPU,
-        // the feature `encode_in_range_avx2` is compiled for.
-        unsafe { encode_in_range_avx2(x) }
+        // the feature `best_of_all_patterns_avx2` is compiled for.
+        unsafe { best_of_all_patterns_avx2(t, parity) }
     }
 }
 
@@ -98,52 +107,41 @@ fn load(v: &[f64; 4]) -> __m256d {
 }
 
 #[target_feature(enable = "avx2")]
-fn encode_in_range_avx2(x: &[f32; 8]) -> u16 {
-    let sum_x: f64 = x.iter().map(|&v| f64::from(v)).sum();
-    let mut best = (f64::NEG_INFINITY, 0usize, 0usize);
-    for (shift, &sigma) in SHIFTS.iter().enumerate() {
-        let (y, parity) = shifted(x, sigma);
-        let t = y.map(|v| _mm256_set1_pd(v.abs()));
-        let negative_parity = _mm256_set1_pd(if parity == 1 {
-            f64::from_bits(u64::MAX)
-        } else {
-            0.0
-        });
-        let mut lane_best = _mm256_set1_pd(f64::NEG_INFINITY);
-        let mut lane_index = _mm256_set1_pd(0.0);
-        for g in 0..GROUPS {
-            let a = &WIDE.a[g];
-            let p: [__m256d; 8] = core::array::from_fn(|i| _mm256_mul_pd(load(&a[i]), t[i]));
-            let sum = _mm256_add_pd(
-                _mm256_add_pd(_mm256_add_pd(p[0], p[4]), _mm256_add_pd(p[2], p[6])),
-                _mm256_add_pd(_mm256_add_pd(p[1], p[5]), _mm256_add_pd(p[3], p[7])),
-            );
-            let min = _mm256_min_pd(
-                _mm256_min_pd(_mm256_min_pd(p[0], p[4]), _mm256_min_pd(p[2], p[6])),
-                _mm256_min_pd(_mm256_min_pd(p[1], p[5]), _mm256_min_pd(p[3], p[7])),
-            );
-            let value = _mm256_sub_pd(sum, load(&WIDE.half_norm[g]));
-            let wrong = _mm256_xor_pd(load(&WIDE.parity[g]), negative_parity);
-            let value = _mm256_sub_pd(value, _mm256_and_pd(wrong, _mm256_add_pd(min, min)));
-            let better = _mm256_cmp_pd::<_CMP_GT_OQ>(value, lane_best);
-            lane_best = _mm256_blendv_pd(lane_best, value, better);
-            lane_index = _mm256_blendv_pd(lane_index, load(&WIDE.index[g]), better);
-        }
-        let values: [f64; 4] = bytemuck::cast(lane_best);
-        let indices: [f64; 4] = bytemuck::cast(lane_index);
-        let mut best_value = f64::NEG_INFINITY;
-        let mut best_pattern = PATTERN_COUNT;
-        for l in 0..4 {
-            let index = indices[l] as usize;
-            if values[l] > best_value || (values[l] == best_value && index < best_pattern) {
-                best_value = values[l];
-                best_pattern = index;
-            }
-        }
-        let total = best_value + sigma * sum_x;
-        if total > best.0 {
-            best = (total, shift, best_pattern);
+fn best_of_all_patterns_avx2(t: &[f64; 8], parity: u8) -> (f64, usize) {
+    let t = t.map(|v| _mm256_set1_pd(v));
+    let negative_parity = _mm256_set1_pd(if parity == 1 {
+        f64::from_bits(u64::MAX)
+    } else {
+        0.0
+    });
+    let mut lane_best = _mm256_set1_pd(f64::NEG_INFINITY);
+    let mut lane_index = _mm256_set1_pd(0.0);
+    for g in 0..GROUPS {
+        let a = &WIDE.a[g];
+        let p: [__m256d; 8] = core::array::from_fn(|i| _mm256_mul_pd(load(&a[i]), t[i]));
+        let sum = _mm256_add_pd(
+            _mm256_add_pd(_mm256_add_pd(p[0], p[4]), _mm256_add_pd(p[2], p[6])),
+            _mm256_add_pd(_mm256_add_pd(p[1], p[5]), _mm256_add_pd(p[3], p[7])),
+        );
+        let min = _mm256_min_pd(
+            _mm256_min_pd(_mm256_min_pd(p[0], p[4]), _mm256_min_pd(p[2], p[6])),
+            _mm256_min_pd(_mm256_min_pd(p[1], p[5]), _mm256_min_pd(p[3], p[7])),
+        );
+        let value = _mm256_sub_pd(sum, load(&WIDE.half_norm[g]));
+        let wrong = _mm256_xor_pd(load(&WIDE.parity[g]), negative_parity);
+        let value = _mm256_sub_pd(value, _mm256_and_pd(wrong, _mm256_add_pd(min, min)));
+        let better = _mm256_cmp_pd::<_CMP_GT_OQ>(value, lane_best);
+        lane_best = _mm256_blendv_pd(lane_best, value, better);
+        lane_index = _mm256_blendv_pd(lane_index, load(&WIDE.index[g]), better);
+    }
+    let values: [f64; 4] = bytemuck::cast(lane_best);
+    let indices: [f64; 4] = bytemuck::cast(lane_index);
+    let mut best = (f64::NEG_INFINITY, PATTERN_COUNT);
+    for l in 0..4 {
+        let index = indices[l] as usize;
+        if values[l] > best.0 || (values[l] == best.0 && index < best.1) {
+            best = (values[l], index);
         }
     }
-    finish_code(x, best.1, best.2)
+    best
 }
