@@ -318,6 +318,49 @@ pub enum CodecError {
         /// The largest page accepted.
         limit: u64,
     },
+    /// A directory read as a Parquet data set holds no `.parquet` file
+    /// (names starting with `_` or `.` are skipped, as are other files).
+    #[cfg(feature = "parquet")]
+    #[error("{}: no .parquet files in this data set directory or its subdirectories ({skipped} other entries skipped: names starting with _ or . and files not named *.parquet)", dir.display())]
+    EmptyDataset {
+        /// The directory.
+        dir: std::path::PathBuf,
+        /// Entries skipped.
+        skipped: u64,
+    },
+    /// A file of a Parquet data set does not hold the column its first
+    /// file does: every file must hold the same column, chosen by the
+    /// same rule (or the same name).
+    #[cfg(feature = "parquet")]
+    #[error("{}: this file {found}, but the data set's column is {column:?}, as read from {}: every file of a data set must hold the same column", path.display(), first.display())]
+    DatasetColumnMismatch {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The data set's first file.
+        first: std::path::PathBuf,
+        /// The column read from the first file.
+        column: String,
+        /// What this file holds instead, e.g. `reads column "emb"`.
+        found: String,
+    },
+    /// An error in one file of a Parquet data set: the file, and where its
+    /// rows sit in the data set. Rows in `error` count from the start of
+    /// the file.
+    #[cfg(feature = "parquet")]
+    #[error("{}: {error}{}", path.display(), match row {
+        Some(r) => format!(" (row {r} of the data set)"),
+        None => String::new(),
+    })]
+    InDatasetFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The data set's row of the file's first row.
+        first_row: u64,
+        /// The data set's row of the row `error` names, if it names one.
+        row: Option<u64>,
+        /// What went wrong in it (an I/O error when it cannot be read).
+        error: Box<CodecError>,
+    },
     /// fory itself reported an error: type registration, or generic
     /// (de)serialization through a [`fory::Fory`](::fory::Fory).
     #[cfg(feature = "fory")]

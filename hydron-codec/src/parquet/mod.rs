@@ -39,6 +39,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod dataset;
 mod embedded_schema;
 mod fast;
 mod footer;
@@ -55,6 +56,7 @@ use hydron_core::{E8Root, Gf8};
 
 use crate::{CodecError, Policy};
 
+pub use dataset::{load_dataset, DatasetPart, DatasetReader};
 pub use reader::{ParquetReadOptions, ParquetReader};
 pub use writer::{ParquetEncoder, ParquetWriter};
 
