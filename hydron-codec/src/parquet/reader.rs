@@ -934,8 +934,8 @@ fn open_file(path: &Path) -> std::io::Result<Source> {
     if meta.is_dir() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::IsADirectory,
-            "is a directory, not a Parquet file (a dataset of several files? read them \
-             one by one, or the directory with Dask, Polars or DuckDB)",
+            "is a directory, not a Parquet file (read a directory of Parquet files as one \
+             data set with parquet::DatasetReader)",
         ));
     }
     if !meta.is_file() {
