@@ -51,20 +51,21 @@
 //! gives each class's best arrangement directly (the patterns of squared
 //! norm ≤ 10 are whole permutation classes), so a shift costs a sort, seven
 //! class values, and the 29 norm-12 patterns only when a bound says they
-//! can win ([`best_by_sorting`]); otherwise all 256 patterns are scored
+//! can win (`best_by_sorting`); otherwise all 256 patterns are scored
 //! (8 multiply-adds each; four at a time on AVX2).
 //!
 //! The sums are taken in `f64`, where for almost every block they are
 //! **exact**: when every nonzero coordinate is a normal `f32` with binary
 //! exponent between −22 and 40 and no more than 21 binades below the
 //! largest, every quantity is an integer multiple of `2^(e_min − 25)` below
-//! `2^53` times that ([`in_exact_range`]). Exact sums make the comparisons
+//! `2^53` times that (`in_exact_range`). Exact sums make the comparisons
 //! exact, ties included, whatever the order of the additions, so the
 //! scalar and AVX2 kernels agree by construction. The other blocks (huge,
 //! subnormal or widely spread coordinates: 18 in 4 million blocks of
-//! N(0, 1) coordinates in a seeded run) go to a slower path shared by every backend, which
-//! filters the 512 classes with a rigorous `f64` error bound and compares
-//! the survivors' codewords exactly (with error-free transformations).
+//! N(0, 1) coordinates in a seeded run) go to a slower path shared by
+//! every backend, which filters the 512 classes with a rigorous `f64` error
+//! bound and compares the survivors' codewords exactly (with error-free
+//! transformations).
 //!
 //! ```
 //! use hydron_core::quant::e8p;
