@@ -47,6 +47,9 @@ run rustup target add wasm32-unknown-unknown wasm32-wasip1
 export HYDRON_REQUIRE_ALL="${HYDRON_REQUIRE_ALL:-1}"
 
 run cargo fmt --all -- --check
+# Every `unsafe` in hydron-core and hydron-codec has its row (and Miri
+# test) in docs/fuzzing.md's table.
+run python3 scripts/check-unsafe.py
 
 # Each library crate on its own, so that cargo does not unify its features
 # with those other workspace members turn on: none, each feature alone.
