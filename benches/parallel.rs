@@ -10,9 +10,14 @@
 //!   yardstick) and `file_load` (`file::load` of a warm 1M-vector binary
 //!   file, strict).
 //! - `crossover/<kernel>/<n>`: the backend kernel on `n` vectors, serially
-//!   and split in two halves with `rayon::join`, for `n` around the
-//!   thresholds: where `split-2` becomes faster than `serial` is the size
-//!   from which splitting pays.
+//!   and split in two halves with `rayon::join`, for `n` from 8 times below
+//!   to 8 times above each threshold of `hydron_core::parallel`: where
+//!   `split-2` becomes faster than `serial` is the size from which
+//!   splitting pays. One kernel per threshold and each kernel that shares
+//!   one: `nearest_roots` and `nearest_roots_checked`
+//!   (`NEAREST_ROOTS_MIN_VECTORS`), `normalize` (`NORMALIZE_MIN_VECTORS`),
+//!   `validate` and `copy_validated` (`VALIDATE_MIN_VECTORS`), `dot`
+//!   (`DOT_MIN_VECTORS`), `lattice_points` (`LATTICE_MIN_VECTORS`).
 //!
 //! ```text
 //! cargo bench --features parallel,simd --bench parallel
@@ -27,7 +32,14 @@ use common::Rng;
 use rayon::prelude::*;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::mem::MaybeUninit;
+use std::time::Duration;
+
 use hydron_core::batch;
+use hydron_core::parallel::{
+    DOT_MIN_VECTORS, LATTICE_MIN_VECTORS, NEAREST_ROOTS_MIN_VECTORS, NORMALIZE_MIN_VECTORS,
+    VALIDATE_MIN_VECTORS,
+};
 use hydron_core::{E8Point, E8Root, Gf8};
 
 const N: usize = 1_000_000;
@@ -146,7 +158,18 @@ fn halves<I: Sync, O: Send>(
 fn crossover(c: &mut Criterion) {
     let backend = batch::backend();
     let mut rng = Rng(4);
-    let max = 1 << 17;
+    // From 8 times below to 8 times above a threshold, by factors of 2.
+    let around = |threshold: usize| (0..7).map(move |k| (threshold >> 3) << k);
+    let max = 8 * [
+        NEAREST_ROOTS_MIN_VECTORS,
+        NORMALIZE_MIN_VECTORS,
+        VALIDATE_MIN_VECTORS,
+        DOT_MIN_VECTORS,
+        LATTICE_MIN_VECTORS,
+    ]
+    .into_iter()
+    .max()
+    .expect("thresholds");
     let raw = rng.arrays(max);
     let units = batch::scalar::normalize(&raw).expect("finite input");
     let unit_arrays = Gf8::slice_as_arrays(&units);
@@ -154,39 +177,66 @@ fn crossover(c: &mut Criterion) {
     let mut normalized = vec![Gf8::ZERO; max];
     let mut dots = vec![0.0f32; max];
     let mut points = vec![E8Point::ORIGIN; max];
+    let mut slots = vec![MaybeUninit::<Gf8>::uninit(); max];
     let mut none = vec![(); max];
 
     let nearest = |v: &[Gf8], o: &mut [E8Root]| backend.nearest_roots_into(v, o);
+    let nearest_checked = |a: &[[f32; 8]], o: &mut [E8Root]| {
+        backend
+            .nearest_roots_checked_into(a, o)
+            .expect("unit vectors")
+    };
     let normalize = |a: &[[f32; 8]], o: &mut [Gf8]| backend.normalize_into(a, o).unwrap();
     let validate = |a: &[[f32; 8]], _: &mut [()]| backend.validate(a).unwrap();
+    let copy_validated = |a: &[[f32; 8]], o: &mut [MaybeUninit<Gf8>]| {
+        backend
+            .copy_validated_uninit(bytemuck::cast_slice(a), o)
+            .expect("unit vectors");
+    };
     let dot = |v: &[Gf8], o: &mut [f32]| backend.dot_into(units[0], v, o);
     let lattice =
         |a: &[[f32; 8]], o: &mut [E8Point]| backend.nearest_lattice_points_into(a, o).unwrap();
 
-    let sizes = |from: usize| (0..5).map(move |k| from << k);
     let mut group = c.benchmark_group("crossover");
+    // 98 rows: shorter runs than criterion's default keep the group to a
+    // few minutes (each row is at most a few milliseconds of work).
     group.sample_size(30);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(2));
     for split in [false, true] {
         let name = if split { "split-2" } else { "serial" };
-        for n in sizes(1 << 11) {
+        for n in around(NEAREST_ROOTS_MIN_VECTORS) {
             group.throughput(Throughput::Elements(n as u64));
             group.bench_function(BenchmarkId::new(format!("nearest_roots/{name}"), n), |b| {
                 b.iter(|| halves(&units[..n], &mut roots[..n], split, &nearest));
             });
+            group.bench_function(
+                BenchmarkId::new(format!("nearest_roots_checked/{name}"), n),
+                |b| b.iter(|| halves(&unit_arrays[..n], &mut roots[..n], split, &nearest_checked)),
+            );
+        }
+        for n in around(NORMALIZE_MIN_VECTORS) {
+            group.throughput(Throughput::Elements(n as u64));
             group.bench_function(BenchmarkId::new(format!("normalize/{name}"), n), |b| {
                 b.iter(|| halves(&raw[..n], &mut normalized[..n], split, &normalize));
             });
         }
-        for n in sizes(1 << 13) {
+        for n in around(VALIDATE_MIN_VECTORS) {
             group.throughput(Throughput::Elements(n as u64));
             group.bench_function(BenchmarkId::new(format!("validate/{name}"), n), |b| {
                 b.iter(|| halves(&unit_arrays[..n], &mut none[..n], split, &validate));
             });
+            group.bench_function(BenchmarkId::new(format!("copy_validated/{name}"), n), |b| {
+                b.iter(|| halves(&unit_arrays[..n], &mut slots[..n], split, &copy_validated));
+            });
+        }
+        for n in around(DOT_MIN_VECTORS) {
+            group.throughput(Throughput::Elements(n as u64));
             group.bench_function(BenchmarkId::new(format!("dot/{name}"), n), |b| {
                 b.iter(|| halves(&units[..n], &mut dots[..n], split, &dot));
             });
         }
-        for n in sizes(1 << 6) {
+        for n in around(LATTICE_MIN_VECTORS) {
             group.throughput(Throughput::Elements(n as u64));
             group.bench_function(BenchmarkId::new(format!("lattice_points/{name}"), n), |b| {
                 b.iter(|| halves(&raw[..n], &mut points[..n], split, &lattice));
