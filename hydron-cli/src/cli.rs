@@ -19,7 +19,8 @@ Exit status:
   3   I/O: missing or unreadable input, unwritable output, disk full
   4   wrong format: not a hydron file, unsupported version, another fory type,
       a Parquet file without a vector or code column (or of another type),
-      or with two that could be it (name one with --column)
+      or with two that could be it (name one with --column); a directory
+      without .parquet files, or whose files hold different columns
   5   corrupt: truncated, checksum mismatch, broken framing, malformed JSON,
       a malformed Parquet file
   6   too large: an input read whole is over --max-input-bytes, or memory for
@@ -43,7 +44,12 @@ Parquet files are streamed; plain JSON arrays, fory messages and Parquet from
 a pipe are read whole, up to --max-input-bytes (default 1G). A command that
 reads Parquet names the column it reads on standard error
 (`hydron: FILE: reading column \"vector\" (TYPE) as vectors`); --column NAME
-chooses it.";
+chooses it.
+
+A directory is a Parquet data set, read as one input: the .parquet files in it
+and its subdirectories (Hive `key=value/` directories too), in the byte order
+of their paths, skipping names that start with _ or . (_SUCCESS, .crc files).
+Every file must hold the same column; `inspect DIR` lists the files.";
 
 /// Generate, inspect, validate, convert and quantize files of Gf8 vectors
 /// (unit vectors in 8 dimensions) and their E8 root codes.
@@ -100,7 +106,8 @@ pub struct ReadArgs {
     /// is a code column). Without it: the column marked hydron.type, else
     /// the one named `vector` (or `code`), else the only list-of-floats
     /// (or integer) column; two or more such columns are an error listing
-    /// them. A usage error for an input that is not Parquet.
+    /// them. In a data set, the same column is read from every file. A
+    /// usage error for an input that is not Parquet.
     #[arg(long, value_name = "NAME")]
     pub column: Option<String>,
 }
@@ -116,7 +123,8 @@ impl ReadArgs {
 /// `hydron inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The file to describe (`-` for standard input).
+    /// The file to describe (`-` for standard input; a directory is a
+    /// Parquet data set).
     pub file: PathBuf,
     /// Input settings.
     #[command(flatten)]
@@ -132,7 +140,8 @@ pub struct InspectArgs {
 /// `hydron validate`.
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// The file to check (`-` for standard input).
+    /// The file to check (`-` for standard input; a directory is a
+    /// Parquet data set).
     pub file: PathBuf,
     /// Input settings.
     #[command(flatten)]
@@ -149,7 +158,8 @@ pub struct ValidateArgs {
 /// `hydron convert`.
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
-    /// The file to read (any form hydron reads; `-` for standard input).
+    /// The file to read (any form hydron reads; `-` for standard input; a
+    /// directory is a Parquet data set).
     pub input: PathBuf,
     /// Input settings.
     #[command(flatten)]
@@ -269,7 +279,8 @@ impl CodesFormat {
 /// `hydron quantize`.
 #[derive(Debug, Args)]
 pub struct QuantizeArgs {
-    /// The file to read (any form hydron reads; `-` for standard input).
+    /// The file to read (any form hydron reads; `-` for standard input; a
+    /// directory is a Parquet data set).
     pub input: PathBuf,
     /// Input settings.
     #[command(flatten)]

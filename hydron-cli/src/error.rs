@@ -92,7 +92,9 @@ impl Class {
     #[must_use]
     pub fn of(error: &CodecError) -> Class {
         match error {
-            CodecError::InFile { error, .. } => Class::of(error),
+            CodecError::InFile { error, .. } | CodecError::InDatasetFile { error, .. } => {
+                Class::of(error)
+            }
             CodecError::InvalidVector { .. }
             | CodecError::InvalidVectorOnLine { .. }
             | CodecError::TooLarge { .. }
@@ -111,6 +113,8 @@ impl Class {
             | CodecError::WrongColumnType { .. }
             | CodecError::MissingColumn { .. }
             | CodecError::AmbiguousColumn { .. }
+            | CodecError::EmptyDataset { .. }
+            | CodecError::DatasetColumnMismatch { .. }
             | CodecError::UnsupportedCompression { .. } => Class::Format,
             // Truncated, Corrupt, UnexpectedEnd, TrailingBytes, BadLength,
             // BadVarint, Json, LineTooLong, Fory, BadOffsets, Arrow,
@@ -172,6 +176,14 @@ impl Place {
         let mut p = Place::default();
         match error {
             CodecError::InFile { error, .. } => return Place::of(error),
+            // The vector is the data set's row; the row stays the file's.
+            CodecError::InDatasetFile { error, row, .. } => {
+                let mut p = Place::of(error);
+                if row.is_some() {
+                    p.vector = *row;
+                }
+                return p;
+            }
             CodecError::InvalidVector { index, error } => {
                 p.vector = Some(*index);
                 p.coordinate = coordinate_of(error);
@@ -281,7 +293,10 @@ impl CliError {
     #[must_use]
     pub fn codec(path: &Path, error: &CodecError) -> CliError {
         let message = match error {
-            CodecError::InFile { .. } => error.to_string(),
+            CodecError::InFile { .. }
+            | CodecError::InDatasetFile { .. }
+            | CodecError::DatasetColumnMismatch { .. }
+            | CodecError::EmptyDataset { .. } => error.to_string(),
             _ => format!("{}: {error}", path.display()),
         };
         CliError {

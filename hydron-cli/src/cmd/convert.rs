@@ -26,8 +26,7 @@ pub fn run(args: &ConvertArgs, limit: u64) -> Result<(), CliError> {
     };
     let mut input = Input::open(&args.input, policy, limit, args.read.column())?;
     note_column(&input);
-    let mut sink =
-        Sink::create_apart_from(&args.output, args.to, layout, input.identity().as_slice())?;
+    let mut sink = Sink::create_apart_from(&args.output, args.to, layout, &input.identities())?;
     let bar = progress::vectors(input.expected_vectors(), "convert");
     let mut buf = Vec::new();
     while let Some(chunk) = input.read_chunk(&mut buf)? {

@@ -40,6 +40,12 @@ fn to_json(args: &InspectArgs, s: &Scan) -> serde_json::Value {
         "claimed_vectors": s.parquet.as_ref().map(|p| p.claimed_vectors),
         "row_groups": s.parquet.as_ref().map(|p| p.row_groups),
         "column": s.parquet.as_ref().map(|p| json!({"name": p.column, "type": p.column_type})),
+        "files": s.parts.as_ref().map(|parts| parts.iter().map(|p| json!({
+            "path": p.relative.display().to_string(),
+            "bytes": p.bytes,
+            "rows": p.rows,
+            "row_groups": p.row_groups,
+        })).collect::<Vec<_>>()),
         "checksums": s.checksums(),
         "summary": {
             "valid": m.vectors - m.invalid,
@@ -64,15 +70,36 @@ fn to_text(args: &InspectArgs, s: &Scan) -> String {
         let _ = writeln!(t, "format:     unknown (see the error below)");
         return t;
     };
-    match s.header {
-        Some((version, chunk)) => {
+    match (s.header, &s.parts) {
+        (_, Some(parts)) => {
+            let _ = writeln!(
+                t,
+                "format:     {}, a data set of {} file{}",
+                kind.describe(),
+                parts.len(),
+                if parts.len() == 1 { "" } else { "s" }
+            );
+            let _ = writeln!(t, "files:      (rows and row groups as each footer claims)");
+            for p in parts {
+                let _ = writeln!(
+                    t,
+                    "  {}  {} rows in {} row group{}, {} bytes",
+                    p.relative.display(),
+                    p.rows,
+                    p.row_groups,
+                    if p.row_groups == 1 { "" } else { "s" },
+                    p.bytes
+                );
+            }
+        }
+        (Some((version, chunk)), None) => {
             let _ = writeln!(
                 t,
                 "format:     {}, version {version}, up to {chunk} vectors per chunk",
                 kind.describe()
             );
         }
-        None => {
+        (None, None) => {
             let _ = writeln!(t, "format:     {}", kind.describe());
         }
     }
@@ -85,10 +112,15 @@ fn to_text(args: &InspectArgs, s: &Scan) -> String {
         let _ = writeln!(t, "column:     {} ({})", p.column, p.column_type);
         let _ = writeln!(
             t,
-            "vectors:    {}{read} in {} row group{} (the footer claims {})",
+            "vectors:    {}{read} in {} row group{} (the footer{} {})",
             s.vectors,
             p.row_groups,
             if p.row_groups == 1 { "" } else { "s" },
+            if s.parts.is_some() {
+                "s claim"
+            } else {
+                " claims"
+            },
             p.claimed_vectors
         );
     } else if let Kind::Container(_) = kind {

@@ -30,12 +30,8 @@ pub fn run(args: &QuantizeArgs, limit: u64) -> Result<(), CliError> {
     let layout = args.layout()?;
     let mut input = Input::open(&args.input, Policy::Strict, limit, args.read.column())?;
     note_column(&input);
-    let mut sink = Sink::create_apart_from(
-        &args.output,
-        args.to.out(),
-        layout,
-        input.identity().as_slice(),
-    )?;
+    let mut sink =
+        Sink::create_apart_from(&args.output, args.to.out(), layout, &input.identities())?;
     let bar = progress::vectors(input.expected_vectors(), "quantize");
     let mut angles = Angles::default();
     let mut zero = 0u64;

@@ -7,7 +7,7 @@ use hydron_codec::Policy;
 use serde::Serialize;
 
 use crate::error::{coordinate_of, Class, CliError, Place};
-use crate::input::{Input, Kind, ParquetInfo};
+use crate::input::{Input, Kind, ParquetInfo, PartInfo};
 use crate::interrupt;
 use crate::progress;
 use crate::stats::{invalid_vectors, Summary};
@@ -20,13 +20,25 @@ pub struct Problem {
     pub place: Place,
     /// What is wrong, e.g. `coordinate 2 is NaN`.
     pub message: String,
+    /// The file of a data set it is in (its row there is `place.row`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 impl Problem {
-    /// `vector 17 (chunk 0, index 17 in chunk, line 19): coordinate 2 is NaN`.
+    /// `vector 17 (chunk 0, index 17 in chunk, line 19): coordinate 2 is NaN`;
+    /// in a data set, `vector 1017 (file ds/b.parquet, row 17): …`.
     #[must_use]
     pub fn describe(&self) -> String {
-        format!("{}: {}", describe_place(&self.place), self.message)
+        match &self.file {
+            Some(file) => format!(
+                "vector {} (file {file}, row {}): {}",
+                self.place.vector.unwrap_or_default(),
+                self.place.row.unwrap_or_default(),
+                self.message
+            ),
+            None => format!("{}: {}", describe_place(&self.place), self.message),
+        }
     }
 }
 
@@ -38,8 +50,11 @@ pub struct Scan {
     pub bytes: Option<u64>,
     /// A container's version and chunk size, from its header.
     pub header: Option<(u16, u32)>,
-    /// What a Parquet file's footer says.
+    /// What a Parquet file's footer says (of a data set: its files' in
+    /// all).
     pub parquet: Option<ParquetInfo>,
+    /// The files of a data set.
+    pub parts: Option<Vec<PartInfo>>,
     /// Vectors and chunks read (up to an error).
     pub vectors: u64,
     pub chunks: u64,
@@ -90,6 +105,7 @@ pub fn scan(
         bytes: None,
         header: None,
         parquet: None,
+        parts: None,
         vectors: 0,
         chunks: 0,
         summary: Summary::default(),
@@ -108,6 +124,7 @@ pub fn scan(
     scan.kind = Some(input.kind());
     scan.header = input.container_header();
     scan.parquet = input.parquet_info();
+    scan.parts = input.dataset_parts();
     super::note_column(&input);
     let bar = progress::vectors(input.expected_vectors(), what);
     let mut buf = Vec::new();
@@ -124,9 +141,11 @@ pub fn scan(
                     if scan.problems.len() < max_problems {
                         let mut place = input.place(&chunk, i);
                         place.coordinate = coordinate_of(&error);
+                        let file = input.file_of(&chunk, i);
                         scan.problems.push(Problem {
                             place,
                             message: error.to_string(),
+                            file: file.map(|(path, _)| path.display().to_string()),
                         });
                     }
                 }

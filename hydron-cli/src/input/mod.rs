@@ -22,9 +22,13 @@
 //! decoded from memory the same way. A file whose only column is E8 codes
 //! (`code`, `UInt8`) is read as the roots it names, like `E8Codes`.
 //!
+//! A directory is a Parquet data set: its `.parquet` files, read one
+//! after another as one input (hydron-codec's `DatasetReader`).
+//!
 //! Detection and the buffered reader are in `sniff`; Parquet's opening is
-//! in `parquet`.
+//! in `parquet`, data sets' in `dataset`.
 
+mod dataset;
 mod parquet;
 mod sniff;
 
@@ -36,10 +40,12 @@ use std::sync::Arc;
 
 use hydron_codec::file::{FileReader, Format};
 use hydron_codec::json::JsonLinesReader;
-use hydron_codec::parquet::ParquetReader;
+use hydron_codec::parquet::{DatasetReader, ParquetReader};
 use hydron_codec::{fory, json, CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
 
+use self::dataset::open_dataset;
+pub use self::dataset::PartInfo;
 use self::parquet::open_parquet;
 pub use self::parquet::ParquetInfo;
 use self::sniff::{detect, overlong, Counted, DetectError, LineGuard, Sniffed, Stream, BUFFER_LEN};
@@ -163,6 +169,12 @@ enum Source {
         reader: Box<ParquetReader>,
         codes: Option<Vec<E8Root>>,
     },
+    /// A directory of Parquet files, read file by file and batch by batch
+    /// (codes expanded as for one file).
+    Dataset {
+        reader: Box<DatasetReader>,
+        codes: Option<Vec<E8Root>>,
+    },
     /// The form is known but its data is not valid: the error is reported
     /// by the first [`Input::read_chunk`].
     Failed(Option<CliError>),
@@ -173,6 +185,8 @@ pub struct Input {
     path: PathBuf,
     /// Which regular file it is, if it is one.
     id: Option<FileId>,
+    /// The files of a data set, and which files they are.
+    parts: Vec<(PathBuf, FileId)>,
     kind: Kind,
     /// The size of a regular file.
     size: Option<u64>,
@@ -195,6 +209,20 @@ impl Input {
         column: Option<&str>,
     ) -> Result<Input, CliError> {
         let io_error = |e: &io::Error| CliError::io(path, e);
+        if path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            let (kind, source, parts) = open_dataset(path, policy, column)?;
+            return Ok(Input {
+                path: path.to_path_buf(),
+                id: None,
+                parts,
+                kind,
+                size: None,
+                read: Arc::default(),
+                source,
+                vectors: 0,
+                chunks: 0,
+            });
+        }
         let (raw, size, id) = open_raw(path).map_err(|e| io_error(&e))?;
         let read = Arc::new(AtomicU64::new(0));
         let counted = Counted {
@@ -265,6 +293,7 @@ impl Input {
         Ok(Input {
             path: path.to_path_buf(),
             id,
+            parts: Vec::new(),
             kind,
             size,
             read,
@@ -282,6 +311,43 @@ impl Input {
         self.id.map(|id| (self.path.as_path(), id))
     }
 
+    /// The regular files read: the input's [`identity`](Self::identity),
+    /// or each file of a data set.
+    #[must_use]
+    pub fn identities(&self) -> Vec<(&Path, FileId)> {
+        let parts = self.parts.iter().map(|(p, id)| (p.as_path(), *id));
+        self.identity().into_iter().chain(parts).collect()
+    }
+
+    /// The files of a data set (`None` for any other input).
+    #[must_use]
+    pub fn dataset_parts(&self) -> Option<Vec<PartInfo>> {
+        match &self.source {
+            Source::Dataset { reader, .. } => Some(dataset::parts(reader)),
+            _ => None,
+        }
+    }
+
+    /// The file of a data set the last chunk came from, and the data
+    /// set's row of that file's first row.
+    fn last_part(&self) -> Option<(&Path, u64)> {
+        match &self.source {
+            Source::Dataset { reader, .. } => {
+                let (part, first_row) = reader.last_part()?;
+                Some((reader.parts()[part].path(), first_row))
+            }
+            _ => None,
+        }
+    }
+
+    /// The file of a data set that vector `i` of `chunk` is in, and its
+    /// row there (`None` for other inputs).
+    #[must_use]
+    pub fn file_of(&self, chunk: &Chunk, i: usize) -> Option<(&Path, u64)> {
+        let (path, first_row) = self.last_part()?;
+        Some((path, (chunk.first + i as u64).saturating_sub(first_row)))
+    }
+
     /// The form of the file.
     #[inline]
     #[must_use]
@@ -290,9 +356,13 @@ impl Input {
     }
 
     /// The size of the file in bytes: of a regular file, its size; of a
-    /// pipe or device, the bytes read so far.
+    /// pipe or device, the bytes read so far; of a data set, the sizes of
+    /// its files.
     #[must_use]
     pub fn bytes(&self) -> u64 {
+        if let Source::Dataset { reader, .. } = &self.source {
+            return reader.parts().iter().map(|p| p.bytes()).sum();
+        }
         self.size
             .unwrap_or_else(|| self.read.load(Ordering::Relaxed))
     }
@@ -319,6 +389,13 @@ impl Input {
                 column_type: reader.column_type().to_string(),
                 hydron_checksums: reader.has_checksums(),
             }),
+            Source::Dataset { reader, .. } => Some(ParquetInfo {
+                claimed_vectors: reader.claimed_vectors(),
+                row_groups: reader.row_groups() as u64,
+                column: reader.column_name().to_owned(),
+                column_type: reader.column_type().to_string(),
+                hydron_checksums: reader.has_checksums(),
+            }),
             _ => None,
         }
     }
@@ -334,8 +411,15 @@ impl Input {
         } else {
             "vectors"
         };
+        let files = match &self.source {
+            Source::Dataset { reader, .. } => match reader.parts().len() {
+                1 => " from 1 file".to_owned(),
+                n => format!(" from {n} files"),
+            },
+            _ => String::new(),
+        };
         Some(format!(
-            "{}: reading column {:?} ({}) as {what}",
+            "{}: reading column {:?} ({}) as {what}{files}",
             self.path.display(),
             info.column,
             info.column_type
@@ -348,6 +432,7 @@ impl Input {
         match &self.source {
             Source::Container(r) => r.expected_vectors(),
             Source::Parquet { reader, .. } => Some(reader.claimed_vectors()),
+            Source::Dataset { reader, .. } => Some(reader.claimed_vectors()),
             Source::Lines { .. } | Source::Failed(_) => None,
             Source::Memory { vectors, .. } => Some(vectors.len() as u64),
             Source::Codes { codes, .. } => Some(codes.len() as u64),
@@ -429,6 +514,19 @@ impl Input {
                     }
                 }
             }
+            Source::Dataset { reader, codes } => {
+                let codec = |e: CodecError| CliError::codec(path, &e);
+                match codes {
+                    None => {
+                        reader.read_chunk(out).map_err(codec)?;
+                    }
+                    Some(codes) => {
+                        codes.clear();
+                        reader.read_codes_chunk(codes).map_err(codec)?;
+                        out.extend(codes.iter().map(|r| r.to_gf8()));
+                    }
+                }
+            }
             Source::Failed(error) => {
                 if let Some(e) = error.take() {
                     return Err(e);
@@ -468,6 +566,9 @@ impl Input {
             }
             Kind::JsonLines => place.line = self.line_of(i),
             _ => {}
+        }
+        if let Some((_, row)) = self.file_of(chunk, i) {
+            place.row = Some(row);
         }
         place
     }

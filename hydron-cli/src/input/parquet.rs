@@ -122,18 +122,22 @@ fn open_column(
 }
 
 /// Whether `error` is "the column is of another type".
-fn is_wrong_type(error: &CodecError) -> bool {
+pub(super) fn is_wrong_type(error: &CodecError) -> bool {
     match error {
-        CodecError::InFile { error, .. } => is_wrong_type(error),
+        CodecError::InFile { error, .. } | CodecError::InDatasetFile { error, .. } => {
+            is_wrong_type(error)
+        }
         CodecError::WrongColumnType { .. } => true,
         _ => false,
     }
 }
 
 /// Whether `error` is "no vector (or code) column".
-fn is_missing_column(error: &CodecError) -> bool {
+pub(super) fn is_missing_column(error: &CodecError) -> bool {
     match error {
-        CodecError::InFile { error, .. } => is_missing_column(error),
+        CodecError::InFile { error, .. } | CodecError::InDatasetFile { error, .. } => {
+            is_missing_column(error)
+        }
         CodecError::MissingColumn { .. } => true,
         _ => false,
     }
