@@ -457,19 +457,23 @@ proptest! {
 
 /// `E|z − κ Q(z/κ)|²` per coordinate over `n` seeded Gaussian blocks.
 fn gaussian_mse(kappa: f64, n: usize, seed: u64) -> f64 {
+    gaussian_error(kappa, n, seed).0 / (8.0 * n as f64)
+}
+
+/// `Σ|z − κ Q(z/κ)|²` and `Σ|z|²` over `n` seeded N(0, 1) blocks.
+fn gaussian_error(kappa: f64, n: usize, seed: u64) -> (f64, f64) {
     let mut rng = SplitMix64(seed);
-    let mut err = 0.0;
+    let (mut err, mut energy) = (0.0, 0.0);
     for _ in 0..n {
         let z = rng.gaussian8();
         let scaled = z.map(|v| (f64::from(v) / kappa) as f32);
         let c = e8p::decode(e8p::encode(&scaled).unwrap());
-        err += z
-            .iter()
-            .zip(&c)
-            .map(|(&a, &b)| (f64::from(a) - kappa * f64::from(b)).powi(2))
-            .sum::<f64>();
+        for (&a, &b) in z.iter().zip(&c) {
+            err += (f64::from(a) - kappa * f64::from(b)).powi(2);
+            energy += f64::from(a).powi(2);
+        }
     }
-    err / (8.0 * n as f64)
+    (err, energy)
 }
 
 /// The documented search that chose `GAUSSIAN_SCALE`:
@@ -507,11 +511,13 @@ fn gaussian_scale_is_a_minimum() {
     );
 }
 
-/// NMSE of the codebook on i.i.d. N(0, 1) 8-dim blocks, scaled by
-/// `GAUSSIAN_SCALE` (the prototype: 0.0911; the bound is 0.0625).
+/// NMSE (`Σ|x − x̂|² / Σ|x|²`) of the codebook on i.i.d. N(0, 1) 8-dim
+/// blocks at the fixed scale `GAUSSIAN_SCALE` (the prototype:
+/// 0.0911; the bound is 2^-4 = 0.0625; scalar Lloyd–Max 0.1175).
 #[test]
 fn gaussian_nmse_of_the_codebook() {
-    let nmse = gaussian_mse(f64::from(GAUSSIAN_SCALE), 50_000, 11);
+    let (err, energy) = gaussian_error(f64::from(GAUSSIAN_SCALE), 50_000, 11);
+    let nmse = err / energy;
     eprintln!("E8P NMSE on N(0,1) blocks: {nmse:.5}");
     assert!((0.085..0.097).contains(&nmse), "{nmse}");
 }
@@ -680,4 +686,34 @@ fn the_seed_chooses_the_rotation() {
     let c = LatticeQuantizer::new(96, 2, 2).unwrap().encode(&x).unwrap();
     assert_eq!(a, b);
     assert_ne!(a.codes, c.codes);
+}
+
+/// The codes are a file format: these bytes must never change (the code
+/// layout, the pattern order, the tie rule, the rotation's signs and
+/// arithmetic, the scale).
+#[test]
+fn golden_codes() {
+    let blocks = [
+        [0.1f32, -0.7, 1.3, 2.2, -0.05, 0.0, 0.4, -1.9],
+        [0.0; 8],
+        [0.125; 8],
+    ];
+    assert_eq!(e8p::encode_many(&blocks).unwrap(), [0x3933, 0x007F, 0x8000]);
+
+    let x: Vec<f32> = (0..100)
+        .map(|i| ((i * 7919 % 201) as f32 - 100.0) / 37.0)
+        .collect();
+    let q = LatticeQuantizer::new(50, 2, 12345).unwrap();
+    let codes = q.encode(&x).unwrap();
+    assert_eq!(
+        codes.codes,
+        [
+            15, 179, 99, 171, 196, 214, 24, 144, 74, 216, 180, 0, 230, 103, 5, 52, 193, 139, 205,
+            86, 16, 131, 234, 131, 245, 26, 38, 33
+        ]
+    );
+    assert_eq!(
+        codes.scales.iter().map(|s| s.to_bits()).collect::<Vec<_>>(),
+        [1069024540, 1068974963]
+    );
 }
