@@ -242,6 +242,10 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
     let message = e.to_string();
     let (inner, path) = match e {
         CodecError::InFile { path, error } => (*error, Some(path)),
+        // A file of a data set: the exception of the error in it (`index`
+        // is the row in that file; the message gives the data set's too).
+        #[cfg(feature = "parquet")]
+        CodecError::InDatasetFile { path, error, .. } => (*error, Some(path)),
         other => (other, None),
     };
     let off = |o: u64| vec![("offset", int(py, o))];
@@ -312,6 +316,10 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
         CodecError::WrongColumnType { .. }
         | CodecError::MissingColumn { .. }
         | CodecError::AmbiguousColumn { .. } => raise(py, "FormatError", message, &[]),
+        #[cfg(feature = "parquet")]
+        CodecError::EmptyDataset { .. } | CodecError::DatasetColumnMismatch { .. } => {
+            raise(py, "FormatError", message, &[])
+        }
         #[cfg(feature = "parquet")]
         CodecError::UnsupportedCompression { row_group, .. } => raise(
             py,

@@ -23,10 +23,13 @@ use crate::parquet as pyparquet;
 use crate::policy::{self, parse_or_strict};
 use crate::stream;
 
-/// Whether `path` is a regular file that starts with Parquet's magic
-/// (special files are left to the container reader, which refuses them
-/// without blocking on them).
+/// Whether `path` is a regular file that starts with Parquet's magic, or
+/// a directory (a Parquet data set); special files are left to the
+/// container reader, which refuses them without blocking on them.
 fn is_parquet_file(path: &std::path::Path) -> bool {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return true;
+    }
     let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
     let mut head = [0u8; 4];
     regular
@@ -231,7 +234,8 @@ pub fn dumps<'py>(
 /// content) into a new (N, 8) float32 array.
 ///
 /// ``source`` is a path (read chunk by chunk into one preallocated array;
-/// a large binary file across every core) or a binary file object such as
+/// a large binary file across every core; a directory is a Parquet data
+/// set, read as :func:`load_parquet` reads it) or a binary file object such as
 /// ``sys.stdin.buffer`` or a pipe (decoded as it is read, so memory grows
 /// only with what the data has proven to hold, and data that is not a
 /// hydron file is refused after its first bytes; a Parquet file object is
@@ -389,7 +393,8 @@ impl ChunkIter {
 /// checked when the iterator is exhausted (consume it to the end before
 /// trusting that the file is complete). A Parquet file at a path yields
 /// one array per row group, each checked against its checksum (as
-/// :func:`iter_parquet`). A binary file object is read the same way, as a
+/// :func:`iter_parquet`), and so does a directory, read as a Parquet data
+/// set file after file. A binary file object is read the same way, as a
 /// stream; a Parquet file object is read whole (at most 1 GiB) and yields
 /// one array.
 #[pyfunction]

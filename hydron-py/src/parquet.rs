@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use hydron_codec::parquet::{
-    self as hparquet, Compression, ParquetOptions, ParquetReadOptions, ParquetReader,
+    self as hparquet, Compression, DatasetReader, ParquetOptions, ParquetReadOptions, ParquetReader,
 };
 use hydron_codec::{CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
@@ -27,9 +27,53 @@ use crate::errors::{codec_error, detached};
 use crate::policy::parse_or_strict;
 use crate::stream;
 
-pub use hydron_codec::parquet::{
-    looks_like_parquet, ParquetOptions as Options, ParquetReader as Reader,
-};
+pub use hydron_codec::parquet::{looks_like_parquet, ParquetOptions as Options};
+
+/// A reader of a Parquet file, or of a directory of them read as one data
+/// set (hydron-codec's `DatasetReader`: its `.parquet` files in path
+/// order, `_` and `.` names skipped).
+pub enum Reader {
+    /// One file, or one file's bytes.
+    File(ParquetReader),
+    /// A directory.
+    Dataset(DatasetReader),
+}
+
+impl Reader {
+    /// Appends the next batch of vectors to `out`; 0 at the end.
+    pub fn read_chunk(&mut self, out: &mut Vec<Gf8>) -> Result<usize, CodecError> {
+        match self {
+            Reader::File(r) => r.read_chunk(out),
+            Reader::Dataset(r) => r.read_chunk(out),
+        }
+    }
+
+    fn read_to_end(&mut self) -> Result<Vec<Gf8>, CodecError> {
+        match self {
+            Reader::File(r) => r.read_to_end(),
+            Reader::Dataset(r) => r.read_to_end(),
+        }
+    }
+
+    fn read_codes_to_end(&mut self) -> Result<Vec<E8Root>, CodecError> {
+        match self {
+            Reader::File(r) => r.read_codes_to_end(),
+            Reader::Dataset(r) => r.read_codes_to_end(),
+        }
+    }
+
+    fn claimed_vectors(&self) -> u64 {
+        match self {
+            Reader::File(r) => r.claimed_vectors(),
+            Reader::Dataset(r) => r.claimed_vectors(),
+        }
+    }
+}
+
+/// Whether `path` is a directory: a Parquet data set.
+fn is_dataset(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+}
 
 /// Rows per row group when none is given (`hydron.DEFAULT_ROW_GROUP_VECTORS`).
 pub const DEFAULT_ROW_GROUP_VECTORS: usize = ParquetOptions::DEFAULT_ROW_GROUP_VECTORS;
@@ -92,24 +136,37 @@ fn memory(source: &Bound<'_, PyAny>) -> PyResult<bytes::Bytes> {
     Ok(bytes::Bytes::copy_from_slice(data.as_slice()))
 }
 
-/// Opens a reader of vectors (or codes) on a path or data in memory.
+/// Opens a reader of vectors (or codes) on a path (a file, or a
+/// directory: a data set) or data in memory.
 fn open(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
     column: Option<&str>,
     policy: Option<Policy>,
-) -> PyResult<ParquetReader> {
+) -> PyResult<Reader> {
     let options = read_options(column);
     if let Some(path) = path_of(source)? {
-        return detached(py, || match policy {
-            Some(policy) => ParquetReader::open_with(&path, policy, options),
-            None => ParquetReader::open_codes_with(&path, options),
-        });
+        return detached(py, || open_path_with(&path, policy, options));
     }
     let bytes = memory(source)?;
     detached(py, || match policy {
         Some(policy) => ParquetReader::from_bytes(bytes, policy, options),
         None => ParquetReader::codes_from_bytes_with(bytes, options),
+    })
+    .map(Reader::File)
+}
+
+/// Opens the file or data set at `path`, for vectors (`policy`) or codes.
+fn open_path_with(
+    path: &Path,
+    policy: Option<Policy>,
+    options: ParquetReadOptions,
+) -> Result<Reader, CodecError> {
+    Ok(match (is_dataset(path), policy) {
+        (true, Some(policy)) => Reader::Dataset(DatasetReader::open_with(path, policy, options)?),
+        (true, None) => Reader::Dataset(DatasetReader::open_codes_with(path, options)?),
+        (false, Some(policy)) => Reader::File(ParquetReader::open_with(path, policy, options)?),
+        (false, None) => Reader::File(ParquetReader::open_codes_with(path, options)?),
     })
 }
 
@@ -192,7 +249,8 @@ pub fn save_codes_parquet(
 
 /// Read the vectors of a Parquet file into a new (N, 8) float32 array.
 ///
-/// ``source`` is a path (read row group by row group), ``bytes``, or a
+/// ``source`` is a path (read row group by row group; a directory is a
+/// data set, see below), ``bytes``, or a
 /// binary file object (read whole, at most 1 GiB, else
 /// :class:`HydronError`: Parquet is read from its end). The vector column is ``column``, else
 /// the column marked ``hydron.type = gf8``, else ``"vector"``, else the
@@ -200,6 +258,14 @@ pub fn save_codes_parquet(
 /// rows all hold 8 float32 (what pyarrow, Polars and DuckDB write). Every
 /// vector is checked by ``policy``, and a hydron file's row-group
 /// checksums are verified.
+///
+/// A directory is read as one data set: the ``.parquet`` files in it and
+/// its subdirectories (Hive ``key=value`` directories too), in the byte
+/// order of their relative paths, skipping names that start with ``_`` or
+/// ``.`` (``_SUCCESS``, ``.crc`` files), one row group in memory at a
+/// time. Every file must hold the same column (else :class:`FormatError`);
+/// an error in a file names it (``.index`` is the row in that file, and
+/// the message gives the data set's row too).
 ///
 /// Raises
 /// ------
@@ -250,7 +316,7 @@ pub fn load_codes_parquet<'py>(
 /// The iterator :func:`iter_parquet` returns.
 #[pyclass(module = "hydron._hydron")]
 pub struct ParquetChunkIter {
-    reader: Mutex<Option<ParquetReader>>,
+    reader: Mutex<Option<Reader>>,
     claimed_vectors: u64,
 }
 
@@ -295,7 +361,8 @@ impl ParquetChunkIter {
 /// Read a Parquet file row group by row group: one (n, 8) float32 array at
 /// a time (a whole row group in the common layout, else batches of at most
 /// 65,536 rows), each checked by ``policy``. Memory stays flat whatever
-/// the file's size. Arguments as :func:`load_parquet`.
+/// the file's size. Arguments as :func:`load_parquet`; a directory is read
+/// as one data set, file after file.
 ///
 /// Examples
 /// --------
@@ -353,9 +420,12 @@ pub fn to_vec(vectors: &[Gf8], options: Options) -> Result<Vec<u8>, CodecError> 
     encoder.finish()
 }
 
-/// A reader of the Parquet file at `path`, one row group at a time.
+/// A reader of the Parquet file (or data set directory) at `path`, one row
+/// group at a time.
 pub fn open_path(py: Python<'_>, path: &Path, policy: Policy) -> PyResult<Reader> {
-    detached(py, || Reader::open(path, policy))
+    detached(py, || {
+        open_path_with(path, Some(policy), ParquetReadOptions::new())
+    })
 }
 
 /// Vectors of a Parquet file held in memory (for `hydron.loads`).
@@ -382,7 +452,10 @@ pub fn vectors_from_stream(
     })
 }
 
-/// Vectors of the Parquet file at `path` (for `hydron.load`).
+/// Vectors of the Parquet file (or data set directory) at `path` (for
+/// `hydron.load`).
 pub fn load_path(py: Python<'_>, path: &Path, policy: Policy) -> PyResult<Vec<Gf8>> {
-    detached(py, || hparquet::load(path, policy))
+    detached(py, || {
+        open_path_with(path, Some(policy), ParquetReadOptions::new())?.read_to_end()
+    })
 }

@@ -61,9 +61,14 @@ pub fn to_vec(_vectors: &[Gf8], options: Options) -> Result<Vec<u8>, CodecError>
     match options {}
 }
 
-/// The error for the Parquet file at `path`.
+/// The error for the Parquet file (or data set directory) at `path`.
 fn at(py: Python<'_>, path: &Path) -> PyErr {
-    not_built(py, &format!("{}: a Parquet file", path.display()))
+    let what = if path.is_dir() {
+        "a directory, read as a Parquet data set"
+    } else {
+        "a Parquet file"
+    };
+    not_built(py, &format!("{}: {what}", path.display()))
 }
 
 /// Refuses the Parquet file at `path`.

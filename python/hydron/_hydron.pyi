@@ -497,7 +497,8 @@ def load(source: _Path | Any, *, policy: str | None = None) -> _F32:
     content) into a new (N, 8) float32 array.
 
     ``source`` is a path (read chunk by chunk into one preallocated array;
-    a large binary file across every core) or a binary file object such as
+    a large binary file across every core; a directory is a Parquet data
+    set, read as :func:`load_parquet` reads it) or a binary file object such as
     ``sys.stdin.buffer`` or a pipe (decoded as it is read, so memory grows
     only with what the data has proven to hold, and data that is not a
     hydron file is refused after its first bytes; a Parquet file object is
@@ -525,7 +526,8 @@ def iter_chunks(source: _Path | Any, *, policy: str | None = None) -> ChunkIter:
     checked when the iterator is exhausted (consume it to the end before
     trusting that the file is complete). A Parquet file at a path yields
     one array per row group, each checked against its checksum (as
-    :func:`iter_parquet`). A binary file object is read the same way, as a
+    :func:`iter_parquet`), and so does a directory, read as a Parquet data
+    set file after file. A binary file object is read the same way, as a
     stream; a Parquet file object is read whole (at most 1 GiB) and yields
     one array.
     """
@@ -821,7 +823,8 @@ def load_parquet(source: _Path | _Data | Any, *, column: str | None = None,
                  policy: str | None = None) -> _F32:
     """Read the vectors of a Parquet file into a new (N, 8) float32 array.
 
-    ``source`` is a path (read row group by row group), ``bytes``, or a
+    ``source`` is a path (read row group by row group; a directory is a
+    data set, see below), ``bytes``, or a
     binary file object (read whole, at most 1 GiB, else
     :class:`HydronError`: Parquet is read from its end). The vector column is ``column``, else
     the column marked ``hydron.type = gf8``, else ``"vector"``, else the
@@ -829,6 +832,14 @@ def load_parquet(source: _Path | _Data | Any, *, column: str | None = None,
     rows all hold 8 float32 (what pyarrow, Polars and DuckDB write). Every
     vector is checked by ``policy``, and a hydron file's row-group
     checksums are verified.
+
+    A directory is read as one data set: the ``.parquet`` files in it and
+    its subdirectories (Hive ``key=value`` directories too), in the byte
+    order of their relative paths, skipping names that start with ``_`` or
+    ``.`` (``_SUCCESS``, ``.crc`` files), one row group in memory at a
+    time. Every file must hold the same column (else :class:`FormatError`);
+    an error in a file names it (``.index`` is the row in that file, and
+    the message gives the data set's row too).
 
     Raises
     ------
@@ -861,7 +872,8 @@ def iter_parquet(source: _Path | _Data | Any, *, column: str | None = None,
     """Read a Parquet file row group by row group: one (n, 8) float32 array at
     a time (a whole row group in the common layout, else batches of at most
     65,536 rows), each checked by ``policy``. Memory stays flat whatever
-    the file's size. Arguments as :func:`load_parquet`.
+    the file's size. Arguments as :func:`load_parquet`; a directory is read
+    as one data set, file after file.
 
     Examples
     --------

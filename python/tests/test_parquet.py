@@ -326,10 +326,11 @@ def test_a_codec_hydron_does_not_read_is_a_format_error_not_corruption(tmp_path)
         assert same(hydron.load_parquet(path), V[:100])
 
 
-def test_a_directory_is_named_as_one(tmp_path):
+def test_a_directory_is_read_as_a_data_set(tmp_path):
+    # (python/tests/test_dataset.py has the data sets engines write.)
     (tmp_path / "dataset").mkdir()
     for read in (hydron.load_parquet, hydron.load_codes_parquet, hydron.iter_parquet):
-        with pytest.raises(IsADirectoryError, match="is a directory"):
+        with pytest.raises(FormatError, match="no .parquet files in this data set directory"):
             read(tmp_path / "dataset")
 
 
