@@ -371,3 +371,41 @@ fn an_output_that_is_a_file_of_the_data_set_is_refused() {
     let (got, _) = read_back(&root, &[]);
     assert_eq!(got.len(), 2 * 1050);
 }
+
+/// Peak memory of a data set read by `validate`: about one row group of
+/// one file, not the data set.
+#[test]
+fn a_data_set_is_read_one_row_group_at_a_time() {
+    use hydron_codec::parquet::{self as hparquet, Compression, ParquetOptions};
+    use hydron_core::E8Root;
+    if !have_gnu_time() {
+        return;
+    }
+    let dir = TempDir::new().unwrap();
+    let root = dir.path().join("ds");
+    let roots: Vec<Gf8> = (0..100_000)
+        .map(|i| E8Root::new((i % 240) as u8).unwrap().to_gf8())
+        .collect();
+    let options = ParquetOptions::new()
+        .row_group_vectors(50_000)
+        .compression(Compression::Uncompressed)
+        .durable(false);
+    for k in 0..15 {
+        let path = root.join(format!("k={}/part-{k}.parquet", k % 3));
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        hparquet::save(&path, &roots, options).unwrap();
+    }
+    drop(roots);
+    let out = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(bin())
+        .arg("validate")
+        .arg(&root)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stderr}");
+    let kib: u64 = stderr.trim().lines().last().unwrap().parse().unwrap();
+    // The data set is 48 MB in 15 files; a row group is 1.6 MB.
+    assert!(kib < 30_000, "peak {kib} KiB");
+}
