@@ -77,8 +77,12 @@ impl DatasetPart {
 /// Reads the vector (or code) column of every Parquet file of a directory,
 /// as one stream of batches: a data set.
 ///
-/// Opening lists the files (see the [module](self)) and reads each
-/// footer once: every file must hold the same column, chosen by
+/// Opening lists the files: the regular files named `*.parquet` in `dir`
+/// and its subdirectories (symbolic links followed; Hive `key=value/`
+/// directories are plain subdirectories), in the byte order of their
+/// paths relative to `dir`, skipping every name that starts with `_` or
+/// `.` (`_SUCCESS`, `_metadata`, `.crc` files, `_temporary/`). It reads
+/// each footer once: every file must hold the same column, chosen by
 /// [`crate::arrow::find_vector_column`]'s rule in each file (or named by
 /// [`ParquetReadOptions::column`]), else
 /// [`CodecError::DatasetColumnMismatch`]; a directory without one is
