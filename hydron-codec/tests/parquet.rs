@@ -143,6 +143,91 @@ fn round_trips_bit_exactly_in_every_compression_and_row_group_size() {
     }
 }
 
+/// hydron writes the vector column's pages itself (`vector_pages.rs`):
+/// the parquet crate's own Arrow reader (not hydron's fast path) reads
+/// them back bit for bit, as the `FixedSizeList` of the embedded schema,
+/// in every codec, across row groups written whole from the slice, from
+/// gathered pieces, and pages of at most 20,000 rows; the offset index
+/// lists every page; the file's layout matches `docs/format.md` §5.1.
+#[test]
+fn the_vector_pages_hydron_writes_read_back_in_the_parquet_crates_own_reader() {
+    use ::parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+    use ::parquet::file::reader::{FileReader, SerializedFileReader};
+    let v = vectors(45_001, 21);
+    for compression in [
+        Compression::Uncompressed,
+        Compression::Snappy,
+        Compression::Zstd(3),
+        Compression::Lz4,
+        Compression::Gzip(6),
+    ] {
+        let options = ParquetOptions::new()
+            .compression(compression)
+            .row_group_vectors(41_000);
+        let mut e = ParquetEncoder::new(Vec::new(), options).unwrap();
+        // Pieces smaller and larger than a row group.
+        e.write(&v[..7]).unwrap();
+        e.write(&v[7..41_003]).unwrap();
+        e.write_vec(v[41_003..].to_vec()).unwrap();
+        let bytes = bytes::Bytes::from(e.finish().unwrap());
+        let options = ArrowReaderOptions::new()
+            .with_offset_index_policy(::parquet::file::metadata::PageIndexPolicy::Required);
+        let builder =
+            ParquetRecordBatchReaderBuilder::try_new_with_options(bytes.clone(), options).unwrap();
+        let groups: Vec<i64> = builder
+            .metadata()
+            .row_groups()
+            .iter()
+            .map(|g| g.num_rows())
+            .collect();
+        assert_eq!(groups, [41_000, 4_001], "{compression}");
+        // Pages of 20,000, 20,000 and 1,000 rows, then one of 4,001.
+        let offsets = builder.metadata().offset_index().unwrap();
+        let pages: Vec<usize> = offsets
+            .iter()
+            .map(|g| g[0].page_locations().len())
+            .collect();
+        assert_eq!(pages, [3, 1], "{compression}");
+        assert_eq!(
+            builder.schema().field(0).data_type(),
+            &hydron_codec::arrow::vector_data_type()
+        );
+        let mut read = Vec::new();
+        for batch in builder.build().unwrap() {
+            let batch = batch.unwrap();
+            read.extend(
+                hydron_codec::arrow::vectors_from_arrow(batch.column(0), Policy::Trusted).unwrap(),
+            );
+        }
+        assert_eq!(bits(&read), bits(&v), "{compression}");
+
+        // The first page: repetition levels as one bit-packed run of a
+        // byte 0xfe per row, definition levels as one RLE run of ones.
+        let reader = SerializedFileReader::new(bytes).unwrap();
+        let mut pages = reader
+            .get_row_group(1)
+            .unwrap()
+            .get_column_page_reader(0)
+            .unwrap();
+        let page = pages.get_next_page().unwrap().unwrap();
+        let buf = page.buffer();
+        let rep_len = u32::from_le_bytes(buf[..4].try_into().unwrap()) as usize;
+        assert_eq!(
+            &buf[4..7],
+            &[0xc3, 0x3e, 0xfe],
+            "{compression}: (4001 << 1) | 1, then 0xfe"
+        );
+        assert!(buf[7..4 + rep_len].iter().all(|&b| b == 0xfe));
+        let def = &buf[4 + rep_len..];
+        assert_eq!(
+            &def[..8],
+            &[4, 0, 0, 0, 0x90, 0xf4, 0x03, 1],
+            "{compression}: 32008 << 1, then 1"
+        );
+        assert_eq!(def.len() - 8, 4_001 * 32);
+    }
+}
+
 #[test]
 fn codes_round_trip() {
     let v = vectors(5000, 2);

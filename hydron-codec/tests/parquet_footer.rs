@@ -7,18 +7,30 @@
 //! one at a time ([`serial`]).
 #![cfg(feature = "parquet")]
 
-mod common;
+// The counting allocator alone: `common/mod.rs` needs the container
+// (`fory-messages` or `json`), and this file runs in a Parquet-only build.
+#[path = "common/alloc.rs"]
+mod alloc;
 
 use std::sync::{Mutex, MutexGuard};
 
-use common::alloc::peak_of;
-use common::some_vectors;
+use alloc::peak_of;
 use hydron_codec::parquet::{self, ParquetEncoder, ParquetOptions};
 use hydron_codec::{CodecError, Policy};
 use hydron_core::Gf8;
 
 #[global_allocator]
-static GLOBAL: common::alloc::Counting = common::alloc::Counting;
+static GLOBAL: alloc::Counting = alloc::Counting;
+
+/// `n` unit vectors (deterministic).
+fn some_vectors(n: usize) -> Vec<Gf8> {
+    (0..n)
+        .map(|i| {
+            let x = i as f32;
+            Gf8::normalize([x.sin(), x.cos(), 1.0, -x, 0.5, x * x, -0.25, 3.0]).unwrap()
+        })
+        .collect()
+}
 
 /// Held by every test: the allocation peaks measured here are the
 /// process's.

@@ -48,6 +48,7 @@ mod pages;
 mod reader;
 mod source;
 mod thrift;
+mod vector_pages;
 mod writer;
 
 use std::path::Path;

@@ -15,14 +15,15 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
+use super::vector_pages::VectorPages;
 use super::{parquet_error, Compression, ParquetOptions, CHECKSUM_KEY};
 use crate::arrow::{self as harrow, CODE_COLUMN, VECTOR_COLUMN};
 use crate::save::{spent, SaveTarget};
 use crate::CodecError;
 
-/// Vectors copied into one Arrow batch at a time by [`ParquetEncoder::write`]
-/// (2 MiB): bounds the copy a borrowed slice needs.
-const COPY_VECTORS: usize = 1 << 16;
+/// Codes copied into one Arrow batch at a time by
+/// [`ParquetEncoder::write_codes`] (2 MiB).
+const COPY_CODES: usize = 1 << 21;
 
 /// What a file holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -50,11 +51,18 @@ enum Kind {
 /// # Ok::<(), hydron_codec::CodecError>(())
 /// ```
 pub struct ParquetEncoder<W: Write + Send> {
-    writer: ArrowWriter<W>,
-    schema: SchemaRef,
+    writer: Sink<W>,
     kind: Kind,
     rows: u64,
     checksums: Checksums,
+}
+
+/// What writes the file: hydron's own pages for vectors
+/// ([`VectorPages`]), the parquet crate's Arrow writer for codes (with
+/// their schema).
+enum Sink<W: Write + Send> {
+    Vectors(VectorPages<W>),
+    Codes(ArrowWriter<W>, SchemaRef),
 }
 
 /// The CRC-32 of each row group's values, as written: stored in the
@@ -149,11 +157,19 @@ impl<W: Write + Send> ParquetEncoder<W> {
             Kind::Codes => harrow::code_schema(),
         };
         let properties = properties(options, kind)?;
-        let writer = ArrowWriter::try_new(writer, Arc::clone(&schema), Some(properties))
-            .map_err(parquet_error)?;
+        let writer = match kind {
+            Kind::Vectors => Sink::Vectors(
+                VectorPages::new(writer, &schema, properties, options.get_row_group_vectors())
+                    .map_err(parquet_error)?,
+            ),
+            Kind::Codes => Sink::Codes(
+                ArrowWriter::try_new(writer, Arc::clone(&schema), Some(properties))
+                    .map_err(parquet_error)?,
+                schema,
+            ),
+        };
         Ok(ParquetEncoder {
             writer,
-            schema,
             kind,
             rows: 0,
             checksums: Checksums {
@@ -165,9 +181,8 @@ impl<W: Write + Send> ParquetEncoder<W> {
         })
     }
 
-    /// Writes vectors, copying at most 65,536 at a time into an Arrow
-    /// batch (use [`write_vec`](Self::write_vec) to hand over a `Vec`
-    /// without that copy).
+    /// Writes vectors: whole row groups straight from the slice, the rest
+    /// copied until a row group is full.
     ///
     /// ```
     /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions};
@@ -178,13 +193,18 @@ impl<W: Write + Send> ParquetEncoder<W> {
     /// ```
     pub fn write(&mut self, vectors: &[Gf8]) -> Result<(), CodecError> {
         self.expect(Kind::Vectors)?;
-        for piece in vectors.chunks(COPY_VECTORS) {
-            self.write_vec(piece.to_vec())?;
-        }
+        let Sink::Vectors(pages) = &mut self.writer else {
+            unreachable!("a vector file writes vectors");
+        };
+        let rows = Gf8::slice_as_arrays(vectors);
+        self.checksums
+            .update(bytemuck::cast_slice(rows), vectors.len() as u64);
+        pages.write(rows).map_err(parquet_error)?;
+        self.rows += vectors.len() as u64;
         Ok(())
     }
 
-    /// Writes vectors it takes ownership of, without copying them first.
+    /// Writes vectors it takes ownership of (as `write` does).
     ///
     /// ```
     /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions};
@@ -194,10 +214,7 @@ impl<W: Write + Send> ParquetEncoder<W> {
     /// # Ok::<(), hydron_codec::CodecError>(())
     /// ```
     pub fn write_vec(&mut self, vectors: Vec<Gf8>) -> Result<(), CodecError> {
-        self.expect(Kind::Vectors)?;
-        let bytes: &[u8] = bytemuck::cast_slice(Gf8::slice_as_arrays(&vectors));
-        self.checksums.update(bytes, vectors.len() as u64);
-        self.write_array(Arc::new(harrow::vectors_to_arrow(vectors)))
+        self.write(&vectors)
     }
 
     /// Writes E8 root codes (to a file made by `new_codes`).
@@ -211,7 +228,7 @@ impl<W: Write + Send> ParquetEncoder<W> {
     /// ```
     pub fn write_codes(&mut self, codes: &[E8Root]) -> Result<(), CodecError> {
         self.expect(Kind::Codes)?;
-        for piece in codes.chunks(COPY_VECTORS * 32) {
+        for piece in codes.chunks(COPY_CODES) {
             self.checksums
                 .update(bytemuck::cast_slice(piece), piece.len() as u64);
             self.write_array(Arc::new(harrow::codes_to_arrow(piece.to_vec())))?;
@@ -240,11 +257,16 @@ impl<W: Write + Send> ParquetEncoder<W> {
     /// assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"));
     /// # Ok::<(), hydron_codec::CodecError>(())
     /// ```
-    pub fn finish(mut self) -> Result<W, CodecError> {
-        let checksums = self.checksums.finish();
-        self.writer
-            .append_key_value_metadata(KeyValue::new(CHECKSUM_KEY.to_string(), checksums));
-        self.writer.into_inner().map_err(parquet_error)
+    pub fn finish(self) -> Result<W, CodecError> {
+        let checksums = KeyValue::new(CHECKSUM_KEY.to_string(), self.checksums.finish());
+        match self.writer {
+            Sink::Vectors(pages) => pages.finish(checksums),
+            Sink::Codes(mut writer, _) => {
+                writer.append_key_value_metadata(checksums);
+                writer.into_inner()
+            }
+        }
+        .map_err(parquet_error)
     }
 
     fn expect(&self, kind: Kind) -> Result<(), CodecError> {
@@ -262,9 +284,12 @@ impl<W: Write + Send> ParquetEncoder<W> {
     }
 
     fn write_array(&mut self, array: ArrayRef) -> Result<(), CodecError> {
+        let Sink::Codes(writer, schema) = &mut self.writer else {
+            unreachable!("a codes file writes codes");
+        };
         let rows = array.len() as u64;
-        let batch = RecordBatch::try_new(Arc::clone(&self.schema), vec![array])?;
-        self.writer.write(&batch).map_err(parquet_error)?;
+        let batch = RecordBatch::try_new(Arc::clone(schema), vec![array])?;
+        writer.write(&batch).map_err(parquet_error)?;
         self.rows += rows;
         Ok(())
     }
@@ -421,7 +446,7 @@ impl ParquetWriter {
         self.with_encoder(|e| e.write(vectors))
     }
 
-    /// Writes vectors it takes ownership of, without copying them first.
+    /// Writes vectors it takes ownership of (as `write` does).
     ///
     /// ```
     /// use hydron_codec::parquet::{ParquetOptions, ParquetWriter};
