@@ -314,6 +314,23 @@ fn codes_data_sets_are_read_as_codes() {
 
 #[cfg(unix)]
 #[test]
+fn special_files_are_skipped_never_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    save(dir.path(), "a.parquet", &vectors(0, 5), 1000);
+    let fifo = dir.path().join("b.parquet");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // Opening the FIFO would wait for a writer.
+    let mut reader = DatasetReader::open(dir.path(), Policy::Strict).unwrap();
+    assert_eq!(relative(&reader), [PathBuf::from("a.parquet")]);
+    assert_eq!(reader.read_to_end().unwrap(), vectors(0, 5));
+}
+
+#[cfg(unix)]
+#[test]
 fn a_link_loop_is_read_once() {
     let dir = tempfile::tempdir().unwrap();
     save(dir.path(), "sub/a.parquet", &vectors(0, 5), 1000);

@@ -606,10 +606,11 @@ fn parquet_name(name: &std::ffi::OsStr) -> bool {
         && bytes[bytes.len() - ".parquet".len()..].eq_ignore_ascii_case(b".parquet")
 }
 
-/// The `.parquet` files under `dir` (relative paths, sorted by their
-/// bytes, with their sizes) and how many entries were skipped. Symbolic
-/// links are followed; a directory reached twice (a link loop) is read
-/// once. Listing errors name the directory.
+/// The regular `.parquet` files under `dir` (relative paths, sorted by
+/// their bytes, with their sizes) and how many entries were skipped (a
+/// FIFO or a device is never opened). Symbolic links are followed; a
+/// directory reached twice (a link loop) is read once. Listing errors
+/// name the directory.
 fn list(dir: &Path) -> Result<(Vec<(PathBuf, u64)>, u64), CodecError> {
     let mut files = Vec::new();
     let mut skipped = 0u64;
@@ -638,7 +639,7 @@ fn list(dir: &Path) -> Result<(Vec<(PathBuf, u64)>, u64), CodecError> {
             };
             if meta.is_dir() {
                 pending.push(relative.join(&name));
-            } else if parquet_name(&name) {
+            } else if meta.is_file() && parquet_name(&name) {
                 files.push((relative.join(&name), meta.len()));
             } else {
                 skipped += 1;
