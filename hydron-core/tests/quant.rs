@@ -717,3 +717,39 @@ fn golden_codes() {
         [1069024540, 1068974963]
     );
 }
+
+/// A batch large enough to be split across threads (with `parallel`)
+/// codes every vector as it codes it alone, in both scale modes, and
+/// names the first bad vector.
+#[test]
+fn large_batches_equal_one_vector_at_a_time() {
+    let dim = 40;
+    let n = 1000; // 5000 blocks
+    let mut rng = SplitMix64(31);
+    let x: Vec<f32> = (0..n * dim).map(|_| rng.symmetric() as f32).collect();
+    for mode in [ScaleMode::PerVector, ScaleMode::Unit] {
+        let q = LatticeQuantizer::new(dim, 2, 5).unwrap().with_scale(mode);
+        let all = q.encode(&x).unwrap();
+        let decoded = q.decode(&all).unwrap();
+        for (i, v) in x.chunks_exact(dim).enumerate() {
+            let one = q.encode(v).unwrap();
+            assert_eq!(
+                one.codes,
+                all.codes[i * q.code_size()..(i + 1) * q.code_size()]
+            );
+            assert_eq!(one.scales, all.scales.get(i..i + 1).unwrap_or(&[]));
+            assert_eq!(q.decode(&one).unwrap(), decoded[i * dim..(i + 1) * dim]);
+        }
+    }
+    let mut bad = x.clone();
+    bad[(n - 3) * dim + 7] = f32::NAN;
+    bad[(n - 1) * dim] = f32::INFINITY;
+    let q = LatticeQuantizer::new(dim, 2, 5).unwrap();
+    assert_eq!(
+        q.encode(&bad),
+        Err(QuantError::NotANumber {
+            vector: n - 3,
+            coordinate: 7
+        })
+    );
+}

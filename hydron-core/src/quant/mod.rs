@@ -38,4 +38,6 @@ mod quantizer;
 
 pub use error::QuantError;
 pub use hadamard::Rotation;
+#[cfg(feature = "parallel")]
+pub use quantizer::PARALLEL_MIN_BLOCKS;
 pub use quantizer::{LatticeQuantizer, QuantCodes, ScaleMode, GAUSSIAN_SCALE};

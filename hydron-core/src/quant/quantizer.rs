@@ -16,6 +16,15 @@ use super::QuantError;
 /// checks that 2% either way is worse.
 pub const GAUSSIAN_SCALE: f32 = 0.964;
 
+/// With the `parallel` feature, [`LatticeQuantizer::encode_into`] and
+/// [`LatticeQuantizer::decode_into`] split batches of at least twice this
+/// many blocks into pieces of about this many blocks across rayon's pool
+/// (fork-safe, as the `parallel` module says); every vector is coded on its
+/// own, so the output is the same as on one thread, and the input is
+/// checked first, so an error names the same first bad vector.
+#[cfg(feature = "parallel")]
+pub const PARALLEL_MIN_BLOCKS: usize = 2048;
+
 /// How each vector is scaled before its blocks are encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -246,15 +255,7 @@ impl LatticeQuantizer {
             0
         };
         assert_eq!(scales.len(), expected, "encode_into: wrong scales length");
-        let padded = self.padded_dim();
-        let mut work = vec![0.0f64; padded];
-        let mut blocks = vec![[0.0f32; 8]; self.blocks];
-        let mut block_codes = vec![0u16; self.blocks];
-        for (vector, (x, out)) in vectors
-            .chunks_exact(self.dim)
-            .zip(codes.chunks_exact_mut(self.code_size()))
-            .enumerate()
-        {
+        for (vector, x) in vectors.chunks_exact(self.dim).enumerate() {
             for (coordinate, &value) in x.iter().enumerate() {
                 if value.is_nan() {
                     return Err(QuantError::NotANumber { vector, coordinate });
@@ -267,6 +268,39 @@ impl LatticeQuantizer {
                     });
                 }
             }
+        }
+        #[cfg(feature = "parallel")]
+        if n * self.blocks >= 2 * PARALLEL_MIN_BLOCKS {
+            use rayon::prelude::*;
+            let per = PARALLEL_MIN_BLOCKS.div_ceil(self.blocks);
+            crate::parallel::run(|| {
+                let pieces = vectors
+                    .par_chunks(per * self.dim)
+                    .zip(codes.par_chunks_mut(per * self.code_size()));
+                match self.scale {
+                    ScaleMode::PerVector => pieces
+                        .zip(scales.par_chunks_mut(per))
+                        .for_each(|((v, c), s)| self.encode_finite(v, c, s)),
+                    ScaleMode::Unit => pieces.for_each(|(v, c)| self.encode_finite(v, c, &mut [])),
+                }
+            });
+            return Ok(());
+        }
+        self.encode_finite(vectors, codes, scales);
+        Ok(())
+    }
+
+    /// The work of [`encode_into`](Self::encode_into) on checked input.
+    fn encode_finite(&self, vectors: &[f32], codes: &mut [u8], scales: &mut [f32]) {
+        let padded = self.padded_dim();
+        let mut work = vec![0.0f64; padded];
+        let mut blocks = vec![[0.0f32; 8]; self.blocks];
+        let mut block_codes = vec![0u16; self.blocks];
+        for (vector, (x, out)) in vectors
+            .chunks_exact(self.dim)
+            .zip(codes.chunks_exact_mut(self.code_size()))
+            .enumerate()
+        {
             for (w, &v) in work.iter_mut().zip(x) {
                 *w = f64::from(v);
             }
@@ -298,7 +332,6 @@ impl LatticeQuantizer {
                 bytes.copy_from_slice(&code.to_le_bytes());
             }
         }
-        Ok(())
     }
 
     /// Decodes a batch: `n · dim` numbers, row after row (saturated to the
@@ -350,6 +383,29 @@ impl LatticeQuantizer {
             return Err(QuantError::InvalidScale { vector, value });
         }
         assert_eq!(out.len(), n * self.dim, "decode_into: wrong output length");
+        #[cfg(feature = "parallel")]
+        if n * self.blocks >= 2 * PARALLEL_MIN_BLOCKS {
+            use rayon::prelude::*;
+            let per = PARALLEL_MIN_BLOCKS.div_ceil(self.blocks);
+            crate::parallel::run(|| {
+                let pieces = codes
+                    .par_chunks(per * self.code_size())
+                    .zip(out.par_chunks_mut(per * self.dim));
+                match self.scale {
+                    ScaleMode::PerVector => pieces
+                        .zip(scales.par_chunks(per))
+                        .for_each(|((c, o), s)| self.decode_checked(c, s, o)),
+                    ScaleMode::Unit => pieces.for_each(|(c, o)| self.decode_checked(c, &[], o)),
+                }
+            });
+            return Ok(());
+        }
+        self.decode_checked(codes, scales, out);
+        Ok(())
+    }
+
+    /// The work of [`decode_into`](Self::decode_into) on checked input.
+    fn decode_checked(&self, codes: &[u8], scales: &[f32], out: &mut [f32]) {
         let padded = self.padded_dim();
         let mut work = vec![0.0f64; padded];
         for (vector, (code, y)) in codes
@@ -374,7 +430,6 @@ impl LatticeQuantizer {
                 *a = saturate(w);
             }
         }
-        Ok(())
     }
 
     /// The number of vectors in `len` input numbers.
