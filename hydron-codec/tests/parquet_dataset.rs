@@ -338,3 +338,40 @@ fn a_link_loop_is_read_once() {
     let reader = DatasetReader::open(dir.path(), Policy::Strict).unwrap();
     assert_eq!(relative(&reader), [PathBuf::from("sub/a.parquet")]);
 }
+
+#[test]
+fn a_file_that_cannot_be_read_is_named_with_its_io_error() {
+    let dir = tempfile::tempdir().unwrap();
+    save(dir.path(), "a.parquet", &vectors(0, 5), 1000);
+    save(dir.path(), "b.parquet", &vectors(5, 5), 1000);
+    let mut reader = DatasetReader::open(dir.path(), Policy::Strict).unwrap();
+    // Gone between the listing and its turn.
+    std::fs::remove_file(dir.path().join("b.parquet")).unwrap();
+    let mut out = Vec::new();
+    assert_eq!(reader.read_chunk(&mut out).unwrap(), 5);
+    let err = reader.read_chunk(&mut out).unwrap_err();
+    let CodecError::InDatasetFile {
+        path,
+        first_row,
+        row,
+        error,
+    } = &err
+    else {
+        panic!("{err}");
+    };
+    assert_eq!(
+        (path, *first_row, *row),
+        (&dir.path().join("b.parquet"), 5, None)
+    );
+    assert!(
+        matches!(&**error, CodecError::Io(e) if e.kind() == std::io::ErrorKind::NotFound),
+        "{error}"
+    );
+    assert!(
+        err.to_string().starts_with(&format!(
+            "{}: I/O error: ",
+            dir.path().join("b.parquet").display()
+        )),
+        "{err}"
+    );
+}
