@@ -313,7 +313,7 @@ pub fn decode_many(codes: &[u16]) -> Vec<[f32; 8]> {
 /// ```
 pub fn encode(x: &[f32; 8]) -> Result<u16, Gf8Error> {
     crate::gf8::check_finite(x)?;
-    Ok(encode_finite(x, Backend::Scalar))
+    Ok(Kernel::of(best_backend()).encode(x))
 }
 
 /// The codes of many blocks, on the best backend.
@@ -382,9 +382,10 @@ pub fn encode_into_with(
         out.len(),
         "encode_into: output length differs from input"
     );
+    let kernel = Kernel::of(backend);
     for (index, (block, slot)) in blocks.iter().zip(out.iter_mut()).enumerate() {
         crate::gf8::check_finite(block).map_err(|error| BatchError { index, error })?;
-        *slot = encode_finite(block, backend);
+        *slot = kernel.encode(block);
     }
     Ok(())
 }
@@ -395,20 +396,39 @@ fn best_backend() -> Backend {
     Backend::Avx2Fma
 }
 
-/// The nearest code of a finite block on `backend`.
-#[inline]
-pub(crate) fn encode_finite(x: &[f32; 8], backend: Backend) -> u16 {
-    if !in_exact_range(x) {
-        return super::e8p_exact::encode_wide_range(x);
-    }
+/// What a [`Backend`] resolves to for this encoder, in this build, on this
+/// CPU (detected once per call of the batch functions).
+#[derive(Clone, Copy)]
+enum Kernel {
+    Scalar,
     #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-    if backend == Backend::Avx2Fma {
-        if let Some(token) = super::e8p_avx2::Avx2::detect() {
-            return token.encode_in_range(x);
+    Avx2(super::e8p_avx2::Avx2),
+}
+
+impl Kernel {
+    #[inline]
+    fn of(backend: Backend) -> Kernel {
+        match backend {
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Backend::Avx2Fma => {
+                super::e8p_avx2::Avx2::detect().map_or(Kernel::Scalar, Kernel::Avx2)
+            }
+            _ => Kernel::Scalar,
         }
     }
-    let _ = backend;
-    encode_in_range(x)
+
+    /// The nearest code of a finite block.
+    #[inline]
+    fn encode(self, x: &[f32; 8]) -> u16 {
+        if !in_exact_range(x) {
+            return super::e8p_exact::encode_wide_range(x);
+        }
+        match self {
+            Kernel::Scalar => encode_in_range(x),
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Kernel::Avx2(token) => token.encode_in_range(x),
+        }
+    }
 }
 
 /// Whether every sum the in-range kernels take is exact in `f64` (module
