@@ -43,16 +43,46 @@ const PAGE_VECTORS: usize = 20_000;
 /// width 1): 0 for the first value, 1 for the seven others.
 const ROW_REPETITION_LEVELS: u8 = 0xfe;
 
-/// Writes the vector column of a Parquet file, a row group at a time.
+/// Writes the vector column of a Parquet file, page by page: it holds the
+/// rows of one page not yet written (at most [`PAGE_VECTORS`]) and the
+/// compressed pages of the row group being written.
 pub(super) struct VectorPages<W: Write + Send> {
     file: SerializedFileWriter<W>,
     column: ColumnDescPtr,
     compression: Compression,
     codec: PageCodec,
     row_group_vectors: usize,
-    /// Rows of the row group being gathered (fewer than
-    /// `row_group_vectors`).
-    pending: Vec<[f32; 8]>,
+    /// The row group being written: its pages so far.
+    group: Group,
+    /// Rows gathered for the next page (fewer than a page, and than what
+    /// the row group has room for).
+    page: Vec<[f32; 8]>,
+    /// A page's uncompressed bytes (reused).
+    encoded: Vec<u8>,
+}
+
+/// The pages of a row group, and what its column chunk's metadata and
+/// offset index need of them.
+struct Group {
+    chunk: TrackedWrite<Vec<u8>>,
+    offsets: OffsetIndexBuilder,
+    rows: usize,
+    compressed: u64,
+    uncompressed: u64,
+    pages: i32,
+}
+
+impl Group {
+    fn new() -> Group {
+        Group {
+            chunk: TrackedWrite::new(Vec::new()),
+            offsets: OffsetIndexBuilder::new(),
+            rows: 0,
+            compressed: 0,
+            uncompressed: 0,
+            pages: 0,
+        }
+    }
 }
 
 impl<W: Write + Send> VectorPages<W> {
@@ -80,94 +110,108 @@ impl<W: Write + Send> VectorPages<W> {
             compression,
             codec,
             row_group_vectors: row_group_vectors.max(1),
-            pending: Vec::new(),
+            group: Group::new(),
+            page: Vec::new(),
+            encoded: Vec::new(),
         })
     }
 
-    /// Writes `rows`: whole row groups straight from the slice, the rest
-    /// gathered until a row group is full.
+    /// Writes `rows`: whole pages straight from the slice, the rest
+    /// gathered until a page is full; a row group is closed when full.
     pub(super) fn write(&mut self, mut rows: &[[f32; 8]]) -> Result<(), ParquetError> {
-        let size = self.row_group_vectors;
-        if !self.pending.is_empty() {
-            let take = rows.len().min(size - self.pending.len());
-            self.pending.extend_from_slice(&rows[..take]);
-            rows = &rows[take..];
-            if self.pending.len() < size {
-                return Ok(());
+        while !rows.is_empty() {
+            // What the next page may still take: up to a page, and up to
+            // the row group's end.
+            let room = (PAGE_VECTORS - self.page.len())
+                .min(self.row_group_vectors - self.group.rows - self.page.len());
+            let (now, rest) = rows.split_at(rows.len().min(room));
+            rows = rest;
+            if now.len() < room {
+                self.page.extend_from_slice(now);
+                break;
             }
-            let pending = std::mem::take(&mut self.pending);
-            self.write_row_group(&pending)?;
-            self.pending = pending;
-            self.pending.clear();
+            if self.page.is_empty() {
+                self.write_page(now)?;
+            } else {
+                let mut page = std::mem::take(&mut self.page);
+                page.extend_from_slice(now);
+                self.write_page(&page)?;
+                page.clear();
+                self.page = page;
+            }
+            if self.group.rows == self.row_group_vectors {
+                self.close_group()?;
+            }
         }
-        let whole = rows.len() - rows.len() % size;
-        for group in rows[..whole].chunks(size) {
-            self.write_row_group(group)?;
-        }
-        self.pending.extend_from_slice(&rows[whole..]);
         Ok(())
     }
 
-    /// Writes the last row group, `metadata` and the footer, and returns
-    /// the writer.
+    /// Writes the last page and row group, `metadata` and the footer, and
+    /// returns the writer.
     pub(super) fn finish(mut self, metadata: KeyValue) -> Result<W, ParquetError> {
-        if !self.pending.is_empty() {
-            let pending = std::mem::take(&mut self.pending);
-            self.write_row_group(&pending)?;
+        if !self.page.is_empty() {
+            let page = std::mem::take(&mut self.page);
+            self.write_page(&page)?;
+        }
+        if self.group.rows > 0 {
+            self.close_group()?;
         }
         self.file.append_key_value_metadata(metadata);
         self.file.into_inner()
     }
 
-    /// One row group of `rows` (at least one): its pages encoded and
-    /// compressed into a buffer, then handed to the file writer with the
-    /// column chunk's metadata and offset index.
-    fn write_row_group(&mut self, rows: &[[f32; 8]]) -> Result<(), ParquetError> {
-        let mut chunk = TrackedWrite::new(Vec::new());
-        let mut offsets = OffsetIndexBuilder::new();
-        let (mut compressed, mut uncompressed, mut pages) = (0u64, 0u64, 0i32);
-        let mut page_writer = SerializedPageWriter::new(&mut chunk);
-        let mut encoded = Vec::new();
-        for page_rows in rows.chunks(PAGE_VECTORS) {
-            encode_page(page_rows, &mut encoded);
-            let buf = self.codec.compress(&encoded)?;
-            let page = Page::DataPage {
-                buf: Bytes::from(buf),
-                num_values: u32::try_from(page_rows.len() * 8).expect("20,000 rows of 8"),
-                encoding: Encoding::PLAIN,
-                def_level_encoding: Encoding::RLE,
-                rep_level_encoding: Encoding::RLE,
-                statistics: None,
-            };
-            let spec = page_writer.write_page(CompressedPage::new(page, encoded.len()))?;
-            offsets.append_offset_and_size(spec.offset as i64, spec.compressed_size as i32);
-            offsets.append_row_count(page_rows.len() as i64);
-            compressed += spec.compressed_size as u64;
-            uncompressed += spec.uncompressed_size as u64;
-            pages += 1;
-        }
-        page_writer.close()?;
-        let bytes = chunk.into_inner()?;
+    /// One data page of `rows` (at least one), encoded, compressed and
+    /// added to the row group's pages.
+    fn write_page(&mut self, rows: &[[f32; 8]]) -> Result<(), ParquetError> {
+        encode_page(rows, &mut self.encoded);
+        let buf = self.codec.compress(&self.encoded)?;
+        let page = Page::DataPage {
+            buf: Bytes::from(buf),
+            num_values: u32::try_from(rows.len() * 8).expect("20,000 rows of 8"),
+            encoding: Encoding::PLAIN,
+            def_level_encoding: Encoding::RLE,
+            rep_level_encoding: Encoding::RLE,
+            statistics: None,
+        };
+        let group = &mut self.group;
+        let spec = SerializedPageWriter::new(&mut group.chunk)
+            .write_page(CompressedPage::new(page, self.encoded.len()))?;
+        group
+            .offsets
+            .append_offset_and_size(spec.offset as i64, spec.compressed_size as i32);
+        group.offsets.append_row_count(rows.len() as i64);
+        group.rows += rows.len();
+        group.compressed += spec.compressed_size as u64;
+        group.uncompressed += spec.uncompressed_size as u64;
+        group.pages += 1;
+        Ok(())
+    }
+
+    /// Hands the row group's pages to the file writer with the column
+    /// chunk's metadata and offset index, and starts the next.
+    fn close_group(&mut self) -> Result<(), ParquetError> {
+        let group = std::mem::replace(&mut self.group, Group::new());
+        let bytes = group.chunk.into_inner()?;
         let metadata = ColumnChunkMetaData::builder(Arc::clone(&self.column))
             .set_compression(self.compression)
             .set_encodings(vec![Encoding::PLAIN, Encoding::RLE])
             .set_page_encoding_stats(vec![PageEncodingStats {
                 page_type: PageType::DATA_PAGE,
                 encoding: Encoding::PLAIN,
-                count: pages,
+                count: group.pages,
             }])
-            .set_num_values(rows.len() as i64 * 8)
-            .set_total_compressed_size(compressed as i64)
-            .set_total_uncompressed_size(uncompressed as i64)
+            .set_num_values(group.rows as i64 * 8)
+            .set_total_compressed_size(group.compressed as i64)
+            .set_total_uncompressed_size(group.uncompressed as i64)
             .set_data_page_offset(0)
             .build()?;
         let close = ColumnCloseResult {
-            bytes_written: compressed,
-            rows_written: rows.len() as u64,
+            bytes_written: group.compressed,
+            rows_written: group.rows as u64,
             metadata,
             bloom_filter: None,
             column_index: None,
-            offset_index: Some(offsets.build()),
+            offset_index: Some(group.offsets.build()),
         };
         let mut row_group = self.file.next_row_group()?;
         row_group.append_column(&Bytes::from(bytes), close)?;

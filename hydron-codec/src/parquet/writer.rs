@@ -34,7 +34,9 @@ enum Kind {
 
 /// Writes vectors (or codes) as a Parquet file to any [`Write`] + [`Send`]
 /// (a `Vec<u8>`, standard output, a socket), row group by row group: it
-/// holds at most about one row group, encoded. Nothing is atomic here;
+/// holds at most about one row group, encoded (for vectors, its compressed
+/// pages and the rows of one page not yet encoded, at most 20,000
+/// vectors). Nothing is atomic here;
 /// [`ParquetWriter`] adds the temporary file and the rename.
 ///
 /// ```
