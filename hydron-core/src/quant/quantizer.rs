@@ -9,11 +9,11 @@ use super::QuantError;
 /// `GAUSSIAN_SCALE · Q(z / GAUSSIAN_SCALE)`, `Q` the nearest E8P codeword.
 ///
 /// Found by minimizing the mean squared error over 200,000 seeded
-/// Gaussian blocks with a golden-section search on `[0.5, 1.5]` (it gave
-/// 0.9636, at an MSE of 0.0913 per coordinate)
-/// (`hydron-core/tests/quant.rs`, `gaussian_scale_search`, ignored: run
-/// it with `--ignored`); the always-on test `gaussian_scale_is_a_minimum`
-/// checks that 2% either way is worse.
+/// Gaussian blocks with a golden-section search on `[0.5, 1.5]`, which
+/// gave 0.9636 at an MSE of 0.0913 per coordinate: the ignored test
+/// `gaussian_scale_search` in `hydron-core/tests/quant.rs` (run it with
+/// `--ignored`). The always-on test `gaussian_scale_is_a_minimum` checks
+/// that 2% either way is worse.
 pub const GAUSSIAN_SCALE: f32 = 0.964;
 
 /// With the `parallel` feature, [`LatticeQuantizer::encode_into`] and
@@ -29,9 +29,10 @@ pub const PARALLEL_MIN_BLOCKS: usize = 2048;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum ScaleMode {
-    /// One `f32` per vector: `‖x‖ / √d_padded · GAUSSIAN_SCALE`, where
-    /// `d_padded` is the dimension padded to a multiple of 8, stored beside
-    /// the codes. Vectors of any norm work; the zero vector has scale 0.
+    /// One `f32` (4 bytes) per vector, stored beside the codes:
+    /// `‖x‖ / √d_padded · GAUSSIAN_SCALE`, where `d_padded` is the
+    /// dimension padded to a multiple of 8. Vectors of any norm work; the
+    /// zero vector has scale 0.
     #[default]
     PerVector,
     /// No scale is stored: every vector is taken to have norm 1 and is
