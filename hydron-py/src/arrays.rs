@@ -237,15 +237,9 @@ fn in_c_order<'py, D: Dimension>(
     Ok(array)
 }
 
-/// A vector or vectors: a `(8,)` array is one vector (`single` is true),
-/// an `(N, 8)` array is N vectors.
-pub fn one_or_many<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<(Vectors<'py>, bool)> {
-    input(obj, what)
-}
-
 /// One vector of shape `(8,)`, as its coordinates.
 pub fn one(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<[f32; 8]> {
-    let (v, single) = one_or_many(obj, what)?;
+    let (v, single) = input(obj, what)?;
     if !single {
         return Err(PyValueError::new_err(format!(
             "{what}: expected one vector of shape (8,), got shape ({}, 8)",
