@@ -322,8 +322,9 @@ def slerp(a: _Vectors, b: _Vectors, t: float | npt.ArrayLike) -> _F32:
     a, b : array_like, shape (N, 8), (1, 8) or (8,)
         Row-wise, or one vector against many, as :func:`dot`.
     t : float or array_like of float, shape (N,)
-        Finite; outside [0, 1] extrapolates along the great circle. An
-        array gives one parameter per row, broadcast with ``a`` and ``b``.
+        Finite, and clamped to [0, 1] as Rust's ``Gf8::slerp`` clamps it:
+        t ≤ 0 gives ``a`` and t ≥ 1 gives ``b``, bit for bit. An array
+        gives one parameter per row, broadcast with ``a`` and ``b``.
 
     Returns
     -------

@@ -126,6 +126,8 @@ def test_slerp_broadcasts_and_takes_an_array_t():
     path = hydron.slerp(V[0], W[0], ts)
     assert path.shape == (40, 8) and same(path[7], hydron.slerp(V[0], W[0], ts[7]))
     assert same(hydron.slerp(V, W, [0.25]), hydron.slerp(V, W, 0.25))
+    # t is clamped to [0, 1], as Gf8::slerp clamps it (no extrapolation).
+    assert same(hydron.slerp(V, W, [-0.5] * 20 + [1.5] * 20), np.concatenate([V[:20], W[20:]]))
     with pytest.raises(ValueError, match="40, 40 and 3 rows do not broadcast"):
         hydron.slerp(V, W, ts[:3])
     with pytest.raises(ValueError, match=r"expected finite numbers .* at t\[2\]"):
