@@ -18,7 +18,7 @@ from hypothesis.extra import numpy as hnp
 import hydron
 from hydron import InvalidVectorError
 
-from conftest import bits, missing, unit_vectors
+from conftest import bits, missing, require, unit_vectors
 
 V = unit_vectors(40)
 W = unit_vectors(40, seed=9)
@@ -72,6 +72,13 @@ def test_conversion_is_numpys(x):
     assert same(hydron.nearest_lattice_points(x / 1e25), hydron.nearest_lattice_points(
         np.asarray(x / 1e25, dtype=np.float32)))
     assert same(hydron.nearest_roots(x), hydron.nearest_roots(converted))
+
+
+def test_a_pandas_frame_and_an_arrow_array_are_read_as_their_vectors():
+    pd = require("pandas")
+    assert same(hydron.normalize(pd.DataFrame(V * 2)), hydron.normalize(V * 2))
+    if "arrow" in hydron.FEATURES:
+        assert same(hydron.nearest_roots(hydron.to_arrow(V)), hydron.nearest_roots(V))
 
 
 def test_masked_arrays_are_refused_everywhere():
