@@ -33,6 +33,10 @@
 //! too: the child never touches what that thread held. This is the
 //! practice of other rayon-based Python modules (a pool per process,
 //! keyed by its id), since rayon cannot be made fork-safe from inside.
+//! The one case it does not cover: process ids are reused, so a
+//! descendant that inherited this state from a process that has since
+//! exited, and was then given that process's id, would take its dead
+//! ancestor's pool for its own.
 //! On targets without `fork` (not Unix) [`run`] calls its work as it is.
 //!
 //! ```
