@@ -505,3 +505,29 @@ fn a_row_group_list_claiming_a_million_groups_in_a_few_bytes_is_refused() {
     );
     assert!(peak < 1 << 20, "{peak} bytes allocated at the peak");
 }
+
+/// The footer checks keep nothing per schema element or row group, so a
+/// footer that repeats its schema field (the crate reads each) costs them
+/// no memory: 50 schemas of 100,000 elements in 5 MB.
+#[test]
+fn the_footer_checks_hold_no_memory_per_element() {
+    let _serial = serial();
+    let elements = 100_000usize;
+    let mut schema = list_header(elements, 0x0c);
+    schema.extend(root(elements as i32 - 1));
+    schema.extend(std::iter::repeat_n(0x00, elements - 1)); // empty elements
+    let mut footer = vec![0x15, 0x04, 0x19]; // version, then field 2
+    footer.extend(&schema);
+    for _ in 1..50 {
+        footer.extend([0x09, 0x04]); // field 2 again (long form: a list, id 2)
+        footer.extend(&schema);
+    }
+    footer.extend([0x16, 0x00, 0x19, 0x0c, 0x00]); // no rows, no row groups
+    let bytes = with_footer(b"PAR1", &footer);
+    let (result, peak) = peak_of(|| decode(bytes));
+    // The checks pass; the crate refuses the first schema's nameless
+    // elements, after reserving that list (96 bytes an element).
+    let err = result.unwrap_err().to_string();
+    assert!(err.contains("Required field name is missing"), "{err}");
+    assert!(peak < 16 << 20, "{peak} bytes allocated at the peak");
+}

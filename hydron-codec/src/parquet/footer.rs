@@ -17,7 +17,7 @@
 //!   `schema_from_array_helper` reserves that many children before it
 //!   reads one: 2^31 - 1 made it reserve 16 GiB, an abort under a 2 GiB
 //!   address-space limit): the children the schema's groups claim must be
-//!   elements that follow them in the schema list ([`check_schema`]);
+//!   elements that follow them in the schema list ([`SchemaCheck`]);
 //! - the schema's depth (the crate builds the tree recursively: a schema
 //!   nested 200,000 deep overflowed the stack; at most
 //!   [`MAX_SCHEMA_LEVELS`], as pyarrow) and its column paths (the
@@ -97,7 +97,7 @@ pub(super) fn check_len(source: &Source, limit: u64) -> Result<(), CodecError> {
         .map_err(|detail| footer_error(format!("the file metadata is malformed: {detail}")))
 }
 
-/// One schema element, as far as [`check_schema`] needs it.
+/// One schema element, as far as [`SchemaCheck`] needs it.
 #[derive(Clone, Copy, Debug, Default)]
 struct Element {
     /// The footer byte where it starts.
@@ -111,70 +111,52 @@ struct Element {
     has_type: bool,
 }
 
-/// A list the crate reserves from, in footer order: a schema, or row
-/// groups (each with its column list's length and the footer byte of its
-/// header, `None` when it has none, and the footer byte where it starts).
-#[derive(Debug)]
-enum Part {
-    Schema(Vec<Element>),
-    RowGroups(Vec<(Option<(u64, u64)>, u64)>),
+/// What the footer walk has found so far: the leaf columns of the last
+/// schema read (row groups are read with it; a footer may repeat a field,
+/// and the crate reads each), and the first problem.
+#[derive(Default)]
+struct Found {
+    leaves: Option<u64>,
+    problem: Option<String>,
 }
 
-/// Walks the footer's `FileMetaData` ([`thrift::walk_file_metadata`]),
-/// keeping what the crate reserves from, then checks that: each schema
-/// ([`check_schema`]), and each row group's column list against the
-/// schema the crate will read it with (the last one before it; a footer
-/// may repeat a field, and the crate reads each). Errors name the footer
-/// byte.
+impl Found {
+    /// Keeps `problem` if it is the first.
+    fn note(&mut self, problem: Result<(), String>) {
+        if let (None, Err(problem)) = (&self.problem, problem) {
+            self.problem = Some(problem);
+        }
+    }
+}
+
+/// Walks the footer's `FileMetaData` ([`thrift::walk_file_metadata`]) and
+/// checks, as it goes, what the crate will reserve from: each schema
+/// ([`SchemaCheck`]) and each row group's column list, against the schema
+/// before it. Nothing is kept per element (a footer may hold millions).
+/// Errors name the footer byte; the walk's own error comes first.
 fn check_metadata(bytes: &[u8]) -> Result<(), String> {
-    let mut parts = Vec::new();
-    thrift::walk_file_metadata(bytes, |id, input| match id {
+    let mut found = Found::default();
+    let walked = thrift::walk_file_metadata(bytes, |id, input| match id {
         2 => {
-            parts.push(Part::Schema(read_schema(input)?));
+            read_schema(input, &mut found)?;
             Ok(true)
         }
         4 => {
-            parts.push(Part::RowGroups(read_row_groups(input)?));
+            read_row_groups(input, &mut found)?;
             Ok(true)
         }
         _ => Ok(false),
-    })?;
-    let mut leaves = None;
-    for part in &parts {
-        match part {
-            Part::Schema(elements) => leaves = Some(check_schema(elements)?),
-            // Without a schema before them the crate refuses row groups
-            // before it reserves anything for them.
-            Part::RowGroups(groups) => {
-                let Some(leaves) = leaves else { continue };
-                for (g, &(columns, start)) in groups.iter().enumerate() {
-                    match columns {
-                        None => {
-                            return Err(format!(
-                                "row group {g} has no column list (at byte {start} of the footer)"
-                            ))
-                        }
-                        Some((count, at)) if count != leaves => {
-                            return Err(format!(
-                                "row group {g} lists {count} column chunks, but the schema \
-                                 has {leaves} leaf columns (at byte {at} of the footer)"
-                            ))
-                        }
-                        Some(_) => {}
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
+    });
+    // A footer the walk refuses is malformed whatever else it holds.
+    walked?;
+    found.problem.map_or(Ok(()), Err)
 }
 
-/// Reads FileMetaData's `schema` (field 2): the list's elements, walked
-/// as [`thrift::SCHEMA_ELEMENT`]s, keeping their names' lengths, their
-/// children and whether they have a type.
-fn read_schema<R: Read>(input: &mut Counting<'_, R>) -> Result<Vec<Element>, String> {
-    let mut elements = Vec::new();
-    thrift::walk_list_of(input, &thrift::SCHEMA_ELEMENT, 1, |input, depth| {
+/// Walks FileMetaData's `schema` (field 2), checking its elements with a
+/// [`SchemaCheck`] as they come.
+fn read_schema<R: Read>(input: &mut Counting<'_, R>, found: &mut Found) -> Result<(), String> {
+    let mut check = None;
+    thrift::walk_list_of(input, &thrift::SCHEMA_ELEMENT, 1, |input, depth, count| {
         let mut element = Element {
             start: input.read,
             ..Element::default()
@@ -198,20 +180,24 @@ fn read_schema<R: Read>(input: &mut Counting<'_, R>) -> Result<Vec<Element>, Str
             }
             Ok(true)
         })?;
-        elements.push(element);
+        let check = check.get_or_insert_with(|| SchemaCheck::new(count));
+        if found.problem.is_none() {
+            found.note(check.element(&element));
+        }
         Ok(())
     })?;
-    Ok(elements)
+    found.leaves = Some(check.map_or(0, |check| check.leaves));
+    Ok(())
 }
 
-/// Reads FileMetaData's `row_groups` (field 4): for each row group, its
-/// column list's length and where it is, walking everything.
-#[allow(clippy::type_complexity)]
-fn read_row_groups<R: Read>(
-    input: &mut Counting<'_, R>,
-) -> Result<Vec<(Option<(u64, u64)>, u64)>, String> {
-    let mut groups = Vec::new();
-    thrift::walk_list_of(input, &thrift::ROW_GROUP, 1, |input, depth| {
+/// Walks FileMetaData's `row_groups` (field 4), checking that each lists
+/// one column chunk per leaf of the schema before it (the crate reserves
+/// that many for every row group before it reads the list). Without a
+/// schema before them the crate refuses row groups before it reserves
+/// anything for them.
+fn read_row_groups<R: Read>(input: &mut Counting<'_, R>, found: &mut Found) -> Result<(), String> {
+    let mut g = 0u64;
+    thrift::walk_list_of(input, &thrift::ROW_GROUP, 1, |input, depth, _| {
         let start = input.read;
         let mut columns = None;
         thrift::walk_struct_with(input, &thrift::ROW_GROUP, depth, |id, input| {
@@ -219,18 +205,34 @@ fn read_row_groups<R: Read>(
                 return Ok(false);
             }
             let at = input.read;
-            let mut count = 0;
-            thrift::walk_list_of(input, &thrift::COLUMN_CHUNK, depth + 1, |input, depth| {
-                count += 1;
-                thrift::walk_struct(input, &thrift::COLUMN_CHUNK, depth)
-            })?;
+            let mut count = 0u64;
+            thrift::walk_list_of(
+                input,
+                &thrift::COLUMN_CHUNK,
+                depth + 1,
+                |input, depth, _| {
+                    count += 1;
+                    thrift::walk_struct(input, &thrift::COLUMN_CHUNK, depth)
+                },
+            )?;
             columns = Some((count, at));
             Ok(true)
         })?;
-        groups.push((columns, start));
+        if let Some(leaves) = found.leaves {
+            found.note(match columns {
+                None => Err(format!(
+                    "row group {g} has no column list (at byte {start} of the footer)"
+                )),
+                Some((count, at)) if count != leaves => Err(format!(
+                    "row group {g} lists {count} column chunks, but the schema has {leaves} \
+                     leaf columns (at byte {at} of the footer)"
+                )),
+                Some(_) => Ok(()),
+            });
+        }
+        g += 1;
         Ok(())
-    })?;
-    Ok(groups)
+    })
 }
 
 /// An open group of the schema tree: the children it still expects, and
@@ -240,26 +242,47 @@ struct Open {
     path_bytes: u64,
 }
 
-/// Checks a schema list as the crate's `parquet_schema_from_array` will
-/// build it (element 0 the root, then the tree depth first, each group
-/// followed by its `num_children` children): no count below zero, the
-/// children that the open groups claim at most the elements that follow
-/// (the crate reserves a group's children before it reads them), no
-/// element outside the root's tree, at most [`MAX_SCHEMA_LEVELS`] levels,
-/// and column paths of at most [`MAX_COLUMN_PATH_BYTES`]. Returns the
-/// number of leaf columns.
-fn check_schema(elements: &[Element]) -> Result<u64, String> {
-    let total = elements.len() as u64;
-    let mut open: Vec<Open> = Vec::new();
-    // The children the open groups claim that have not been seen yet.
-    let mut claimed = 0u64;
-    let mut leaves = 0u64;
-    let mut path_total = 0u64;
-    for (i, element) in elements.iter().enumerate() {
-        let parent_path = match open.last_mut() {
+/// Checks a schema list element by element as the crate's
+/// `parquet_schema_from_array` will build it (element 0 the root, then the
+/// tree depth first, each group followed by its `num_children` children):
+/// no count below zero, the children that the open groups claim at most
+/// the elements that follow (the crate reserves a group's children before
+/// it reads them), no element outside the root's tree, at most
+/// [`MAX_SCHEMA_LEVELS`] levels, and column paths of at most
+/// [`MAX_COLUMN_PATH_BYTES`]. It holds the open groups alone (at most
+/// [`MAX_SCHEMA_LEVELS`]).
+struct SchemaCheck {
+    /// The elements the list holds.
+    total: u64,
+    /// The elements checked.
+    seen: u64,
+    open: Vec<Open>,
+    /// The children the open groups claim that have not been seen yet.
+    claimed: u64,
+    leaves: u64,
+    path_total: u64,
+}
+
+impl SchemaCheck {
+    fn new(total: u64) -> SchemaCheck {
+        SchemaCheck {
+            total,
+            seen: 0,
+            open: Vec::new(),
+            claimed: 0,
+            leaves: 0,
+            path_total: 0,
+        }
+    }
+
+    /// Checks the next element.
+    fn element(&mut self, element: &Element) -> Result<(), String> {
+        let i = self.seen;
+        self.seen += 1;
+        let parent_path = match self.open.last_mut() {
             Some(parent) => {
                 parent.left -= 1;
-                claimed -= 1;
+                self.claimed -= 1;
                 parent.path_bytes
             }
             None if i == 0 => 0,
@@ -273,7 +296,7 @@ fn check_schema(elements: &[Element]) -> Result<u64, String> {
             }
         };
         // The element's level: its ancestors (the open groups) and itself.
-        if open.len() + 1 > MAX_SCHEMA_LEVELS {
+        if self.open.len() + 1 > MAX_SCHEMA_LEVELS {
             return Err(format!(
                 "the schema is nested more than {MAX_SCHEMA_LEVELS} levels deep, counting \
                  the root (element {i}, at byte {} of the footer)",
@@ -296,40 +319,40 @@ fn check_schema(elements: &[Element]) -> Result<u64, String> {
         };
         match children {
             Some((n, at)) => {
-                let follow = total - i as u64 - 1;
-                if claimed + n > follow {
-                    let free = follow - claimed;
+                let follow = self.total - i - 1;
+                if self.claimed + n > follow {
+                    let free = follow - self.claimed;
                     return Err(format!(
                         "schema element {i} claims {n} children, more than the {free} schema \
                          elements left for them (at byte {at} of the footer)"
                     ));
                 }
-                claimed += n;
-                open.push(Open {
+                self.claimed += n;
+                self.open.push(Open {
                     left: n,
                     path_bytes,
                 });
             }
             None if i > 0 && element.has_type => {
-                leaves += 1;
-                path_total = path_total.saturating_add(path_bytes);
-                if path_total > MAX_COLUMN_PATH_BYTES {
+                self.leaves += 1;
+                self.path_total = self.path_total.saturating_add(path_bytes);
+                if self.path_total > MAX_COLUMN_PATH_BYTES {
                     return Err(format!(
                         "the schema's column paths (every leaf's path of names) take more \
                          than {MAX_COLUMN_PATH_BYTES} bytes by leaf column {} \
                          (element {i}, at byte {} of the footer)",
-                        leaves - 1,
+                        self.leaves - 1,
                         element.start
                     ));
                 }
             }
             None => {}
         }
-        while open.last().is_some_and(|group| group.left == 0) {
-            open.pop();
+        while self.open.last().is_some_and(|group| group.left == 0) {
+            self.open.pop();
         }
+        Ok(())
     }
-    Ok(leaves)
 }
 
 /// Reads the footer, and the Arrow schema embedded in it once

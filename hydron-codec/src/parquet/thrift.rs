@@ -554,12 +554,13 @@ pub(super) fn walk_file_metadata<'a>(
 }
 
 /// Walks a list of `strukt` (a field's value, at `depth`), handing each
-/// element to `element` to walk (with the depth of its fields' struct).
+/// element to `element` to walk (with the depth of its fields' struct and
+/// the list's element count).
 pub(super) fn walk_list_of<'a, R: Read>(
     input: &mut Counting<'a, R>,
     strukt: &'static StructShape,
     depth: u32,
-    mut element: impl FnMut(&mut Counting<'a, R>, u32) -> Result<(), String>,
+    mut element: impl FnMut(&mut Counting<'a, R>, u32, u64) -> Result<(), String>,
 ) -> Result<(), String> {
     let (count, kind) = list_header(input)?;
     let shape = Shape::Struct(strukt);
@@ -571,7 +572,7 @@ pub(super) fn walk_list_of<'a, R: Read>(
         ));
     }
     for _ in 0..count {
-        element(input, depth + 2)?;
+        element(input, depth + 2, count)?;
     }
     Ok(())
 }
