@@ -2,7 +2,7 @@
 //! it: the crate reserves each page's claimed uncompressed size (up to
 //! 2 GiB) before it decompresses, so a crafted header could make it
 //! allocate from a claim. This walks the chunk's Thrift page headers as
-//! the crate will read them ([`thrift`](super::thrift): keeping the two
+//! the crate will read them ([`thrift`]: keeping the two
 //! sizes, the page type and the data pages' encoding) and refuses a
 //! malformed header, a page over the limit, a size
 //! below zero, a page past the chunk's end, or a dictionary-encoded data
