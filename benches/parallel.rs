@@ -11,7 +11,8 @@
 //!   file, strict).
 //! - `crossover/<kernel>/<n>`: the backend kernel on `n` vectors, serially
 //!   and split in two halves with `rayon::join`, for `n` from 8 times below
-//!   to 8 times above each threshold of `hydron_core::parallel`: where
+//!   to 8 times above each threshold of `hydron_core::parallel` (the
+//!   lattice kernel's: from half to 32 times its threshold): where
 //!   `split-2` becomes faster than `serial` is the size from which
 //!   splitting pays. One kernel per threshold and each kernel that shares
 //!   one: `nearest_roots` and `nearest_roots_checked`
@@ -160,12 +161,12 @@ fn crossover(c: &mut Criterion) {
     let mut rng = Rng(4);
     // From 8 times below to 8 times above a threshold, by factors of 2.
     let around = |threshold: usize| (0..7).map(move |k| (threshold >> 3) << k);
-    let max = 8 * [
-        NEAREST_ROOTS_MIN_VECTORS,
-        NORMALIZE_MIN_VECTORS,
-        VALIDATE_MIN_VECTORS,
-        DOT_MIN_VECTORS,
-        LATTICE_MIN_VECTORS,
+    let max = [
+        8 * NEAREST_ROOTS_MIN_VECTORS,
+        8 * NORMALIZE_MIN_VECTORS,
+        8 * VALIDATE_MIN_VECTORS,
+        8 * DOT_MIN_VECTORS,
+        32 * LATTICE_MIN_VECTORS,
     ]
     .into_iter()
     .max()
@@ -236,7 +237,10 @@ fn crossover(c: &mut Criterion) {
                 b.iter(|| halves(&units[..n], &mut dots[..n], split, &dot));
             });
         }
-        for n in around(LATTICE_MIN_VECTORS) {
+        // The lattice kernel costs about 25 times less than when its
+        // threshold was set, so its crossover is looked for higher: from
+        // half the threshold to 32 times it.
+        for n in (0..7).map(|k| (LATTICE_MIN_VECTORS / 2) << k) {
             group.throughput(Throughput::Elements(n as u64));
             group.bench_function(BenchmarkId::new(format!("lattice_points/{name}"), n), |b| {
                 b.iter(|| halves(&raw[..n], &mut points[..n], split, &lattice));
