@@ -239,8 +239,8 @@ fn try_split_here<I: Sync, O: Send>(
 /// a pool of its own in any other process (a child made by `fork()`; see
 /// "Fork" in the module docs). The batch kernels call it for every slice
 /// they split; other code that uses rayon's pool for hydron's work, and
-/// must survive a fork, calls it around that work (the Python module runs
-/// hydron-codec's parallel file reader in it).
+/// must survive a fork, calls it around that work (as hydron-codec's
+/// parallel file reader does).
 ///
 /// Outside a pool `op` runs on the calling thread in the first process,
 /// and on a thread of the child's pool in a forked child. The cost is a

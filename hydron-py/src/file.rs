@@ -255,11 +255,7 @@ pub fn load<'py>(
         if py.detach(|| is_parquet_file(&path)) {
             pyparquet::load_path(py, &path, policy)?
         } else {
-            // In the pool hydron-core's kernels use: a forked child's own
-            // (its copy of rayon's global pool has no threads).
-            detached(py, || {
-                hydron_core::parallel::run(|| file::load(&path, policy))
-            })?
+            detached(py, || file::load(&path, policy))?
         }
     } else {
         not_a_file(source)?;

@@ -89,8 +89,12 @@ struct Piece {
 
 /// The vectors of the container in `file`, read across rayon's pool, or
 /// `None` when the serial reader must read it (see the module docs).
+///
+/// It runs where hydron-core's kernels split ([`hydron_core::parallel::run`]):
+/// rayon's global pool, or in a child made by `fork()` (which has none of
+/// that pool's threads) a pool of the child's own.
 pub(crate) fn load(file: &File, policy: Policy) -> Option<Vec<Gf8>> {
-    load_with(file, policy, Sizes::DEFAULT)
+    hydron_core::parallel::run(|| load_with(file, policy, Sizes::DEFAULT))
 }
 
 /// [`load`] with these sizes.
