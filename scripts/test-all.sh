@@ -45,6 +45,9 @@ done
 # python/run-tests.sh.
 run rustup target add wasm32-unknown-unknown wasm32-wasip1
 export HYDRON_REQUIRE_ALL="${HYDRON_REQUIRE_ALL:-1}"
+if [ "$HYDRON_REQUIRE_ALL" = 1 ] && [ ! -x /usr/bin/time ]; then
+  need "/usr/bin/time (GNU time, which the memory tests read) is missing: apt-get install time, or run with HYDRON_REQUIRE_ALL=0 to skip those tests"
+fi
 
 run cargo fmt --all -- --check
 # Every `unsafe` in hydron-core and hydron-codec has its row (and Miri
