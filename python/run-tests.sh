@@ -5,9 +5,10 @@
 # 1. Creates python/.venv (first run) and installs python/requirements.txt
 #    (again only when that file changes): maturin, pyfory, numpy, pytest,
 #    hypothesis, mypy, and the Arrow/Parquet tools hydron is tested against
-#    (pyarrow, polars, duckdb, pandas, dask[distributed]).
+#    (pyarrow, polars, duckdb, pandas, dask[dataframe,distributed]).
 # 2. Rust writes messages and files (examples/interop_write.rs) into a fresh
-#    directory under target/.
+#    directory under target/, and the `hydron` CLI is built (debug) for the
+#    tests that compare Python with it.
 # 3. Builds the native module (hydron-py) in release mode into the venv with
 #    `maturin develop --release` as `pip install ./python` builds it (no
 #    Arrow, no Parquet), and runs pytest on it: the Arrow and Parquet tests
@@ -22,7 +23,8 @@
 # 5. Rust decodes what Python wrote (tests/python_interop.rs).
 #
 # Exits non-zero on any failure; the work directory is kept then, and removed
-# on success. Needs only cargo, Python >= 3.11 (python3.11, or $PYTHON) and pip.
+# on success. Needs only cargo, Python >= 3.11 ($PYTHON, else python3.11 or
+# python3 on PATH) and pip.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
