@@ -57,7 +57,7 @@
 //! split (a few microseconds of waking threads and joining them), and
 //! `b / B` is the time to move the kernel's `b` bytes at the machine's
 //! memory bandwidth `B`, which the cores share. Compute-bound kernels
-//! (nearest roots: ~3.4 ns per vector with AVX2; lattice points: ~126 ns)
+//! (nearest roots: ~4.6 ns per vector with AVX2; lattice points: ~3.3 ns)
 //! scale with the cores, `p × t₁ / (t₁ + p·o)`. Memory-bound ones on inputs
 //! larger than the caches (`validate`, `dot`, `copy_validated*` at under
 //! 1 ns per vector) gain only as far as one core leaves bandwidth unused,
@@ -65,14 +65,14 @@
 //!
 //! # Thresholds
 //!
-//! Each threshold is the slice length at which the kernel's serial work is
-//! about 50 µs or more: in the `crossover` group of `benches/parallel.rs`
-//! (`cargo bench --features parallel,simd --bench parallel -- crossover`),
-//! measured on a shared 2-core machine, splitting in two only broke even
-//! from about there. On a quiet machine the hand-off is cheaper and a
-//! split would pay off earlier; the thresholds err on the side of staying
-//! serial, where a split could only lose. `docs/benchmarks.md` has the
-//! figures.
+//! Each threshold is the smallest slice length, in steps of two, at which
+//! splitting in two broke even or won in the `crossover` group of
+//! `benches/parallel.rs` (`cargo bench --features parallel,simd --bench
+//! parallel -- crossover`) on a 2-core machine: about 75 to 180 µs of
+//! serial work, since the split itself cost some 20 to 25 µs there. On a quiet
+//! machine the hand-off is cheaper and a split would pay off earlier; the
+//! thresholds err on the side of staying serial, where a split could only
+//! lose. `docs/benchmarks.md` has the figures.
 //!
 //! [`Backend`]: crate::batch::Backend
 
@@ -136,9 +136,9 @@ pub const DOT_MIN_VECTORS: usize = 128 * 1024;
 /// [`batch::nearest_lattice_points_into`]: crate::batch::nearest_lattice_points_into
 ///
 /// ```
-/// assert!(hydron_core::parallel::LATTICE_MIN_VECTORS >= 64);
+/// assert!(hydron_core::parallel::LATTICE_MIN_VECTORS >= 1024);
 /// ```
-pub const LATTICE_MIN_VECTORS: usize = 1024;
+pub const LATTICE_MIN_VECTORS: usize = 32 * 1024;
 
 /// The number of vectors per piece for a slice of `len` vectors, or `None`
 /// when the slice should stay on the calling thread: at least half the
