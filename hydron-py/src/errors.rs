@@ -391,7 +391,7 @@ fn text(py: Python<'_>, s: String) -> Py<PyAny> {
 
 /// A `CorruptError` about a Parquet file: the row group (as the section)
 /// and the byte offset where known.
-#[cfg(feature = "arrow")]
+#[cfg(feature = "parquet")]
 fn corrupt(
     py: Python<'_>,
     message: String,
