@@ -10,9 +10,9 @@
 # stops in seconds, naming the command that fixes a missing one.
 #
 # HYDRON_REQUIRE_ALL=1 (the default here) makes every test that needs a
-# precondition (root for mknod, /usr/bin/time, sparse files, AVX2, a Python
-# package) fail when it is missing instead of skipping; HYDRON_REQUIRE_ALL=0
-# lets them skip, each saying so on stderr.
+# precondition (/usr/bin/time, sparse files, /proc, AVX2, a Python package)
+# fail when it is missing instead of skipping; HYDRON_REQUIRE_ALL=0 lets
+# them skip, each saying so on stderr.
 #
 # Usage: bash scripts/test-all.sh
 set -euo pipefail

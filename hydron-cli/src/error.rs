@@ -11,7 +11,7 @@ use parquet::errors::ParquetError;
 use serde::Serialize;
 
 /// The class of a failure; each has its own exit code (documented in
-/// `hydron --help` and the README).
+/// `hydron --help` and `hydron-cli/README.md`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Class {
     /// The data is readable but wrong: a vector breaks the `Gf8` invariant

@@ -203,8 +203,8 @@ impl<W: Write> Encoder<W> {
 ///   target and (on unix) flushes the directory, so that readers see either
 ///   the old file or the whole new one. If a write fails, or the writer is
 ///   dropped without `finish`, the target is not touched and the temporary
-///   file is removed. The new file gets the default permissions for new
-///   files, not those of the file it replaces.
+///   file is removed. The new file keeps the permissions of the file it
+///   replaces (a new path gets the default ones).
 /// - A symbolic link: it is followed (through every link in a chain, up to
 ///   40), and the file it points to is replaced as above; the link stays a
 ///   link. A link to nothing creates the file it names.

@@ -1,6 +1,7 @@
-//! The vector column's pages, written by hydron: the parquet crate frames
-//! them (page headers, column chunk and row group metadata, the footer)
-//! and compresses them, and its Arrow writer is not used for vectors.
+//! The vector column's pages, written by hydron: it encodes and compresses
+//! them and builds their offset index; the parquet crate frames them (page
+//! headers, column chunk and row group metadata, the footer), and its
+//! Arrow writer is not used for vectors.
 //!
 //! A row of the vector column is a list of exactly 8 non-null floats
 //! (`docs/format.md` §5.1: `required group vector (LIST) { repeated group
