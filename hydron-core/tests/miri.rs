@@ -298,11 +298,14 @@ fn huge_buffers_are_advised_without_changing_them() {
     assert_eq!(full, [1; 16]);
 }
 
+/// Only in a build with AVX2 compiled in (scripts/miri.sh's third build),
+/// the one where this test reaches `unsafe` code: each encode is seconds
+/// under Miri, and `tests/quant.rs` checks every backend natively.
+#[cfg(all(feature = "simd", target_arch = "x86_64", target_feature = "avx2"))]
 #[test]
 fn e8p_encoder_on_every_backend() {
     // `quant::e8p` runs its AVX2 kernel (a `target_feature` call through its
-    // own token) on `Backend::Avx2Fma` when the build and CPU have AVX2:
-    // under Miri, in the third build. Codewords encode to themselves, and
+    // own token) on `Backend::Avx2Fma` when the build and CPU have AVX2. Codewords encode to themselves, and
     // the AVX2 backend gives the scalar codes. (Few blocks: each is a
     // search over the codebook, seconds under Miri.)
     use hydron_core::quant::e8p;
