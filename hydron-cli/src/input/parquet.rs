@@ -12,7 +12,7 @@ use super::sniff::Stream;
 use super::{read_whole, Kind, Source, CHUNK};
 use crate::error::{Class, CliError};
 
-/// What [`Input::parquet_info`] gives.
+/// What [`Input::parquet_info`](super::Input::parquet_info) gives.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ParquetInfo {
     /// The rows the footer claims (checked as they are read).
