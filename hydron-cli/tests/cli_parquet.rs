@@ -323,24 +323,6 @@ fn vectors(v: Vec<Gf8>) -> ArrayRef {
     Arc::new(hydron_codec::arrow::vectors_to_arrow(v))
 }
 
-/// The vectors `hydron convert IN --to json [extra…]` reads, and the
-/// note it printed.
-fn read_back(input: &Path, extra: &[&str]) -> (Vec<Gf8>, String) {
-    let dir = TempDir::new().unwrap();
-    let out = dir.path().join("v.json");
-    let run = hydron()
-        .arg("convert")
-        .arg(input)
-        .arg(&out)
-        .args(["--to", "json"])
-        .args(extra)
-        .assert()
-        .success();
-    let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
-    let v = hydron_codec::json::from_slice(&fs::read(out).unwrap(), Policy::Strict).unwrap();
-    (v, stderr)
-}
-
 #[test]
 fn column_chooses_among_vector_columns_and_every_command_says_which() {
     let dir = TempDir::new().unwrap();

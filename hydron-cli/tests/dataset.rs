@@ -12,7 +12,6 @@ use std::sync::Arc;
 use arrow_array::types::Float32Type;
 use arrow_array::{ArrayRef, FixedSizeListArray, RecordBatch};
 use arrow_schema::{Field, Schema};
-use hydron_codec::Policy;
 use hydron_core::Gf8;
 use tempfile::TempDir;
 
@@ -59,24 +58,6 @@ fn dataset(dir: &Path, format: &str) -> (PathBuf, Vec<PathBuf>) {
     fs::write(root.join("_common_metadata"), b"PAR1").unwrap();
     part(&root, "_temporary/0/part-9.parquet", 5, 9, 1000, format);
     (root, parts)
-}
-
-/// The vectors `hydron convert IN OUT.json [extra…]` reads, and its
-/// standard error.
-fn read_back(input: &Path, extra: &[&str]) -> (Vec<Gf8>, String) {
-    let dir = TempDir::new().unwrap();
-    let out = dir.path().join("v.json");
-    let run = hydron()
-        .arg("convert")
-        .arg(input)
-        .arg(&out)
-        .args(["--to", "json"])
-        .args(extra)
-        .assert()
-        .success();
-    let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
-    let v = hydron_codec::json::from_slice(&fs::read(out).unwrap(), Policy::Strict).unwrap();
-    (v, stderr)
 }
 
 /// A Parquet file of one column `name` of fixed-size lists of 8 float32

@@ -244,3 +244,21 @@ pub fn converts_into_a_fifo(dir: &Path, input: &Path, form: &str) -> (PathBuf, V
     assert_eq!(data, expected);
     (fifo, expected)
 }
+
+/// The vectors `hydron convert IN OUT.json [extra…]` reads, and its
+/// standard error (the note naming a Parquet column, for one).
+pub fn read_back(input: &Path, extra: &[&str]) -> (Vec<Gf8>, String) {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("v.json");
+    let run = hydron()
+        .arg("convert")
+        .arg(input)
+        .arg(&out)
+        .args(["--to", "json"])
+        .args(extra)
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+    let v = json::from_slice(&fs::read(out).unwrap(), Policy::Strict).unwrap();
+    (v, stderr)
+}
