@@ -248,6 +248,19 @@ pub fn codec_error(py: Python<'_>, e: CodecError) -> PyErr {
         CodecError::InDatasetFile { path, error, .. } => (*error, Some(path)),
         other => (other, None),
     };
+    // An operating system's error inside the parquet crate (a full disk
+    // while writing): an `OSError` with its errno, as every other I/O
+    // error, not a damaged file. (A codec's complaint about the bytes, an
+    // I/O error without an errno there, stays a `CorruptError`.)
+    #[cfg(feature = "parquet")]
+    if let CodecError::Parquet { error, .. } = &inner {
+        let os = std::error::Error::source(error)
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .filter(|io| io.raw_os_error().is_some());
+        if let Some(io) = os {
+            return io_error(py, message, io, path.as_deref());
+        }
+    }
     let off = |o: u64| vec![("offset", int(py, o))];
     match &inner {
         CodecError::InvalidVector { index, error } => {

@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use hydron_codec::file::{self, FileOptions, FileReader};
 use hydron_codec::{CodecError, Policy};
-use hydron_core::Gf8;
+use hydron_core::{E8Root, Gf8};
 use numpy::PyArray2;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -64,10 +64,9 @@ fn suffix_is(path: &std::path::Path, suffixes: &[&str]) -> bool {
 fn container_format_of(
     path: &std::path::Path,
     format: Option<&Bound<'_, PyAny>>,
-    parquet_too: bool,
 ) -> PyResult<file::Format> {
     if format.is_some() {
-        return policy::format(format, parquet_too);
+        return policy::format(format);
     }
     if suffix_is(path, &["json"]) {
         return Err(PyValueError::new_err(format!(
@@ -196,7 +195,7 @@ pub fn save(
         return pyparquet::save(py, &path, &gf8, options);
     }
     let (format, options) = (
-        container_format_of(&path, format, true)?,
+        container_format_of(&path, format)?,
         options(chunk_vectors, durable)?,
     );
     let input = arrays::vectors(vectors, "vectors")?;
@@ -224,7 +223,7 @@ pub fn dumps<'py>(
         let options = pyparquet::container_options(chunk_vectors, true)?;
         return encode_vectors(py, vectors, policy, |gf8| pyparquet::to_vec(gf8, options));
     }
-    let (format, options) = (policy::format(format, true)?, options(chunk_vectors, true)?);
+    let (format, options) = (policy::format(format)?, options(chunk_vectors, true)?);
     encode_vectors(py, vectors, policy, |gf8| {
         file::to_vec(gf8, format, options)
     })
@@ -423,23 +422,34 @@ pub fn iter_chunks(
     })
 }
 
-/// Writes a hydron file in pieces, atomically.
+/// Writes a hydron file, or a Parquet file, in pieces, atomically.
 ///
 /// Data goes to a temporary file next to ``path``; :meth:`finish` writes
-/// the last chunk and the trailer, syncs it (unless ``durable=False``) and
-/// renames it over ``path``. After an error, :meth:`abort`, or without
-/// :meth:`finish`, the temporary file is removed and ``path`` is left as
-/// it was. As a context manager it finishes on a normal exit and aborts on
-/// an exception; a normal exit after a write failed inside the block (its
-/// error caught) raises ``HydronError``, since nothing was saved. Vectors
-/// are checked by ``policy`` as they are written. ``path`` is made
-/// absolute when the writer is created. One writer may be shared by
-/// threads: calls take turns. Without ``format`` the name decides as for
-/// :func:`save`, except that it writes no Parquet: a ``path`` ending in
-/// ``.parquet`` or ``.pq`` needs an explicit ``format`` (use
-/// :func:`save_parquet` for Parquet). A writer collected unfinished
-/// (neither finished, aborted nor closed) emits a ``ResourceWarning``, as
-/// an unclosed Python file does.
+/// the last chunk and the trailer (the last row group and the footer),
+/// syncs it (unless ``durable=False``) and renames it over ``path``. After
+/// an error, :meth:`abort`, or without :meth:`finish`, the temporary file
+/// is removed and ``path`` is left as it was. As a context manager it
+/// finishes on a normal exit and aborts on an exception; a normal exit
+/// after a write failed inside the block (its error caught) raises
+/// ``HydronError``, since nothing was saved. Vectors are checked by
+/// ``policy`` as they are written. ``path`` is made absolute when the
+/// writer is created. One writer may be shared by threads: calls take
+/// turns. Without ``format`` the name decides as for :func:`save`:
+/// ``.parquet`` or ``.pq`` is Parquet, ``.jsonl`` JSON Lines, any other
+/// name the binary form. A writer collected unfinished (neither finished,
+/// aborted nor closed) emits a ``ResourceWarning``, as an unclosed Python
+/// file does.
+///
+/// Parquet (in a build with it, see ``FEATURES``; else
+/// :class:`FeatureNotBuiltError`, before anything is created) is written as
+/// :func:`save_parquet` writes it, holding about one row group in memory
+/// whatever the file's size: ``compression`` (default ``"snappy"``) and
+/// ``row_group_vectors`` (default 262144) are its options, and are refused
+/// for the other formats, as ``chunk_vectors`` (default 65536) is refused
+/// for Parquet. With ``codes=True`` the file holds E8 root codes (one
+/// ``uint8`` column, ``"code"``, as :func:`save_codes_parquet` writes),
+/// written with :meth:`write_codes`; a ``policy`` is then refused (every
+/// code is checked).
 ///
 /// Examples
 /// --------
@@ -454,6 +464,8 @@ pub fn iter_chunks(
 pub struct FileWriter {
     state: Mutex<WriterState>,
     policy: Policy,
+    /// A Parquet file of codes (written by `write_codes`, not `write`).
+    codes: bool,
     path: PathBuf,
     written: AtomicU64,
 }
@@ -461,13 +473,56 @@ pub struct FileWriter {
 /// Where a [`FileWriter`] is in its life.
 enum WriterState {
     /// Writing to its temporary file.
-    Open(file::FileWriter),
+    Open(Sink),
     /// `finish` renamed the file over the target.
     Finished,
     /// Aborted or closed: the temporary file is gone.
     Aborted,
     /// A write or the finish failed (the message): nothing was saved.
     Failed(String),
+}
+
+/// What an open [`FileWriter`] writes: a hydron container, or a Parquet
+/// file. Dropping either removes its temporary file.
+enum Sink {
+    Container(file::FileWriter),
+    /// Boxed: it is several times larger than a container's writer.
+    Parquet(Box<pyparquet::Writer>),
+}
+
+impl Sink {
+    fn write(&mut self, vectors: &[Gf8]) -> Result<(), CodecError> {
+        match self {
+            Sink::Container(w) => w.write(vectors),
+            Sink::Parquet(w) => w.write(vectors),
+        }
+    }
+
+    /// Writes codes: only a Parquet file of codes takes them (the Python
+    /// methods check that first).
+    fn write_codes(&mut self, codes: &[E8Root]) -> Result<(), CodecError> {
+        match self {
+            Sink::Container(_) => Err(CodecError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a hydron container holds vectors, not codes",
+            ))),
+            Sink::Parquet(w) => w.write_codes(codes),
+        }
+    }
+
+    fn vectors(&self) -> u64 {
+        match self {
+            Sink::Container(w) => w.vectors(),
+            Sink::Parquet(w) => w.vectors(),
+        }
+    }
+
+    fn finish(self) -> Result<(), CodecError> {
+        match self {
+            Sink::Container(w) => w.finish(),
+            Sink::Parquet(w) => w.finish(),
+        }
+    }
 }
 
 impl FileWriter {
@@ -487,6 +542,39 @@ impl FileWriter {
             _ => crate::errors::closed(py, &self.path),
         }
     }
+
+    /// Runs `write` on the open sink without the GIL; an error spends the
+    /// writer (dropping the sink removes its temporary file).
+    fn write_with(
+        &self,
+        py: Python<'_>,
+        write: impl Send + FnOnce(&mut Sink) -> Result<(), CodecError>,
+    ) -> PyResult<()> {
+        let mut guard = self.state(py)?;
+        let WriterState::Open(sink) = &mut *guard else {
+            return Err(self.not_open(py, &guard));
+        };
+        match detached(py, || write(&mut *sink)) {
+            Ok(()) => {
+                self.written.store(sink.vectors(), Ordering::Relaxed);
+                Ok(())
+            }
+            Err(e) => {
+                *guard = WriterState::Failed(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// The error for an argument only a Parquet file takes (`what`),
+    /// given for a container at `path`.
+    fn parquet_only(path: &std::path::Path, what: &str) -> PyErr {
+        PyValueError::new_err(format!(
+            "{}: {what} is for a Parquet file (format=\"parquet\", or a name ending in \
+             .parquet or .pq); this FileWriter writes a hydron container",
+            path.display()
+        ))
+    }
 }
 
 /// A writer collected while still open loses what was written (its
@@ -499,10 +587,11 @@ impl Drop for FileWriter {
             return;
         }
         let message = format!(
-            "hydron.FileWriter({:?}) was never finished: {} vectors written and discarded, \
+            "hydron.FileWriter({:?}) was never finished: {} {} written and discarded, \
              nothing saved (call finish(), or use the writer in a with block)",
             self.path.display().to_string(),
-            self.written.load(Ordering::Relaxed)
+            self.written.load(Ordering::Relaxed),
+            if self.codes { "codes" } else { "vectors" }
         );
         Python::attach(|py| {
             let warned = std::ffi::CString::new(message)
@@ -521,37 +610,71 @@ impl Drop for FileWriter {
 #[pymethods]
 impl FileWriter {
     #[new]
-    #[pyo3(signature = (path, format = None, *, chunk_vectors = 65536, durable = true, policy = None))]
+    #[pyo3(signature = (path, format = None, *, chunk_vectors = None, durable = true, policy = None, compression = None, row_group_vectors = None, codes = false))]
+    #[allow(clippy::too_many_arguments)] // the Python keyword arguments
     fn new(
         py: Python<'_>,
         path: PathBuf,
         format: Option<&Bound<'_, PyAny>>,
-        chunk_vectors: u64,
+        chunk_vectors: Option<u64>,
         durable: bool,
         policy: Option<&Bound<'_, PyAny>>,
+        compression: Option<&str>,
+        row_group_vectors: Option<u64>,
+        codes: bool,
     ) -> PyResult<FileWriter> {
-        let format_arg_missing = format.is_none();
-        let options = options(chunk_vectors, durable)?;
+        let policy_given = policy.is_some();
         let policy = parse_or_strict(policy)?;
-        if format_arg_missing && saves_parquet(&path, None) {
-            return Err(PyValueError::new_err(format!(
-                "{}: a FileWriter writes hydron containers (fory, jsonl), not Parquet; \
-                 use save_parquet for a .parquet file, or pass format=\"fory\" to write a \
-                 container under this name",
-                path.display()
-            )));
-        }
-        let format = container_format_of(&path, format, false)?;
-        let writer = detached(py, || file::FileWriter::create(&path, format, options))?;
+        let sink = if saves_parquet(&path, format) {
+            if chunk_vectors.is_some() {
+                return Err(PyValueError::new_err(format!(
+                    "{}: chunk_vectors is the chunk size of a hydron container; a Parquet \
+                     FileWriter takes row_group_vectors",
+                    path.display()
+                )));
+            }
+            if codes && policy_given {
+                return Err(PyValueError::new_err(format!(
+                    "{}: policy checks vectors; a FileWriter of codes (codes=True) checks \
+                     every code (0..240) and takes no policy",
+                    path.display()
+                )));
+            }
+            Sink::Parquet(Box::new(pyparquet::writer(
+                py,
+                &path,
+                compression,
+                row_group_vectors,
+                durable,
+                codes,
+            )?))
+        } else {
+            let format = container_format_of(&path, format)?;
+            if compression.is_some() {
+                return Err(FileWriter::parquet_only(&path, "compression"));
+            }
+            if row_group_vectors.is_some() {
+                return Err(FileWriter::parquet_only(&path, "row_group_vectors"));
+            }
+            if codes {
+                return Err(FileWriter::parquet_only(&path, "codes=True"));
+            }
+            let chunk = chunk_vectors.unwrap_or(u64::from(FileOptions::DEFAULT_CHUNK_VECTORS));
+            let options = options(chunk, durable)?;
+            Sink::Container(detached(py, || {
+                file::FileWriter::create(&path, format, options)
+            })?)
+        };
         Ok(FileWriter {
-            state: Mutex::new(WriterState::Open(writer)),
+            state: Mutex::new(WriterState::Open(sink)),
             policy,
+            codes,
             path,
             written: AtomicU64::new(0),
         })
     }
 
-    /// How many vectors have been written.
+    /// How many vectors (or codes) have been written.
     #[getter]
     fn vectors(&self) -> u64 {
         self.written.load(Ordering::Relaxed)
@@ -563,43 +686,52 @@ impl FileWriter {
         self.path.to_string_lossy().into_owned()
     }
 
-    /// Write (N, 8) vectors; chunks are cut at the chunk size whatever
-    /// the sizes of the calls. Input refused by its checks (dtype, shape,
-    /// policy) writes nothing and leaves the writer open; an error while
-    /// writing spends it.
+    /// Write (N, 8) vectors; chunks (row groups) are cut at the chunk size
+    /// whatever the sizes of the calls. Input refused by its checks (dtype,
+    /// shape, policy) writes nothing and leaves the writer open; an error
+    /// while writing spends it.
     fn write(&self, py: Python<'_>, vectors: &Bound<'_, PyAny>) -> PyResult<()> {
+        if self.codes {
+            return Err(PyTypeError::new_err(format!(
+                "{}: this FileWriter writes codes (codes=True): use write_codes",
+                self.path.display()
+            )));
+        }
         let input = arrays::vectors(vectors, "vectors")?;
         let gf8 = prepared(py, &input, self.policy)?;
-        let mut guard = self.state(py)?;
-        let WriterState::Open(writer) = &mut *guard else {
-            return Err(self.not_open(py, &guard));
-        };
-        match detached(py, || writer.write(&gf8)) {
-            Ok(()) => {
-                self.written.store(writer.vectors(), Ordering::Relaxed);
-                Ok(())
-            }
-            Err(e) => {
-                // Dropping the writer removes its temporary file.
-                *guard = WriterState::Failed(e.to_string());
-                Err(e)
-            }
+        self.write_with(py, |sink| sink.write(&gf8))
+    }
+
+    /// Write E8 root codes (a one-dimensional array of integers in 0..240)
+    /// to a Parquet file of codes (``codes=True``); row groups are cut at
+    /// ``row_group_vectors`` whatever the sizes of the calls. Codes refused
+    /// by their checks write nothing and leave the writer open.
+    fn write_codes(&self, py: Python<'_>, codes: &Bound<'_, PyAny>) -> PyResult<()> {
+        if !self.codes {
+            return Err(PyTypeError::new_err(format!(
+                "{}: this FileWriter writes vectors; write_codes needs a Parquet file of \
+                 codes: FileWriter(path, \"parquet\", codes=True)",
+                self.path.display()
+            )));
         }
+        let codes = arrays::codes(codes, "codes")?;
+        // Every code is in 0..240 (checked by `arrays::codes`).
+        let roots: Vec<E8Root> = codes.iter().filter_map(|&c| E8Root::new(c).ok()).collect();
+        self.write_with(py, |sink| sink.write_codes(&roots))
     }
 
     /// Complete the file and rename it over the target.
     fn finish(&self, py: Python<'_>) -> PyResult<()> {
         let mut guard = self.state(py)?;
-        let writer = match std::mem::replace(&mut *guard, WriterState::Finished) {
-            WriterState::Open(writer) => writer,
+        let sink = match std::mem::replace(&mut *guard, WriterState::Finished) {
+            WriterState::Open(sink) => sink,
             other => {
                 let err = self.not_open(py, &other);
                 *guard = other;
                 return Err(err);
             }
         };
-        detached(py, || writer.finish())
-            .inspect_err(|e| *guard = WriterState::Failed(e.to_string()))
+        detached(py, || sink.finish()).inspect_err(|e| *guard = WriterState::Failed(e.to_string()))
     }
 
     /// Remove the temporary file; the target is left as it was.

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use hydron_codec::parquet::{
-    self as hparquet, Compression, DatasetReader, ParquetOptions, ParquetReadOptions, ParquetReader,
+    self as hparquet, Compression, DatasetReader, ParquetOptions, ParquetReadOptions,
+    ParquetReader, ParquetWriter,
 };
 use hydron_codec::{CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
@@ -458,4 +459,62 @@ pub fn load_path(py: Python<'_>, path: &Path, policy: Policy) -> PyResult<Vec<Gf
     detached(py, || {
         open_path_with(path, Some(policy), ParquetReadOptions::new())?.read_to_end()
     })
+}
+
+/// A Parquet file written in pieces (a `FileWriter` of format
+/// `"parquet"`): hydron-codec's [`ParquetWriter`], which holds about one
+/// row group and renames its temporary file over the target on `finish`.
+/// A file of vectors, or of E8 root codes.
+pub struct Writer {
+    inner: ParquetWriter,
+}
+
+/// Starts a Parquet file at `path` (of codes when `codes`), with the
+/// options of the keyword arguments: `compression` (default `"snappy"`)
+/// and `row_group_vectors` (default [`DEFAULT_ROW_GROUP_VECTORS`]), as
+/// `save_parquet` takes them.
+pub fn writer(
+    py: Python<'_>,
+    path: &Path,
+    compression: Option<&str>,
+    row_group_vectors: Option<u64>,
+    durable: bool,
+    codes: bool,
+) -> PyResult<Writer> {
+    let options = options(
+        compression.unwrap_or("snappy"),
+        row_group_vectors.unwrap_or(DEFAULT_ROW_GROUP_VECTORS as u64),
+        durable,
+    )?;
+    let inner = detached(py, || {
+        if codes {
+            ParquetWriter::create_codes(path, options)
+        } else {
+            ParquetWriter::create(path, options)
+        }
+    })?;
+    Ok(Writer { inner })
+}
+
+impl Writer {
+    /// Writes vectors (to a file of vectors).
+    pub fn write(&mut self, vectors: &[Gf8]) -> Result<(), CodecError> {
+        self.inner.write(vectors)
+    }
+
+    /// Writes codes (to a file of codes).
+    pub fn write_codes(&mut self, codes: &[E8Root]) -> Result<(), CodecError> {
+        self.inner.write_codes(codes)
+    }
+
+    /// How many vectors (or codes) have been written.
+    pub fn vectors(&self) -> u64 {
+        self.inner.vectors()
+    }
+
+    /// Writes the last row group and the footer, and renames the file over
+    /// the target.
+    pub fn finish(self) -> Result<(), CodecError> {
+        self.inner.finish()
+    }
 }

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use hydron_codec::{CodecError, Policy};
-use hydron_core::Gf8;
+use hydron_core::{E8Root, Gf8};
 use pyo3::prelude::*;
 
 use crate::errors;
@@ -59,6 +59,44 @@ pub fn save(_py: Python<'_>, _path: &Path, _vectors: &[Gf8], options: Options) -
 /// Never called: there are no [`Options`].
 pub fn to_vec(_vectors: &[Gf8], options: Options) -> Result<Vec<u8>, CodecError> {
     match options {}
+}
+
+/// A Parquet file written in pieces: none can be started without the
+/// feature.
+pub enum Writer {}
+
+/// Refuses, before anything is created: writing Parquet needs the feature.
+pub fn writer(
+    py: Python<'_>,
+    _path: &Path,
+    _compression: Option<&str>,
+    _row_group_vectors: Option<u64>,
+    _durable: bool,
+    _codes: bool,
+) -> PyResult<Writer> {
+    Err(not_built(py, "writing Parquet"))
+}
+
+impl Writer {
+    /// Never called: there is no `Writer`.
+    pub fn write(&mut self, _vectors: &[Gf8]) -> Result<(), CodecError> {
+        match *self {}
+    }
+
+    /// Never called: there is no `Writer`.
+    pub fn write_codes(&mut self, _codes: &[E8Root]) -> Result<(), CodecError> {
+        match *self {}
+    }
+
+    /// Never called: there is no `Writer`.
+    pub fn vectors(&self) -> u64 {
+        match *self {}
+    }
+
+    /// Never called: there is no `Writer`.
+    pub fn finish(self) -> Result<(), CodecError> {
+        match self {}
+    }
 }
 
 /// The error for the Parquet file (or data set directory) at `path`.

@@ -25,9 +25,9 @@ pub fn parse_or_strict(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Policy> {
     obj.map_or(Ok(Policy::Strict), parse)
 }
 
-/// The container form named by `obj` ("fory" or "jsonl"), for a call
-/// that also takes "parquet" (handled before this) when `parquet_too`.
-pub fn format(obj: Option<&Bound<'_, PyAny>>, parquet_too: bool) -> PyResult<Format> {
+/// The container form named by `obj` ("fory" or "jsonl"); "parquet",
+/// which every caller takes too, is handled before this.
+pub fn format(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Format> {
     let Some(obj) = obj else {
         return Ok(Format::Fory);
     };
@@ -36,13 +36,8 @@ pub fn format(obj: Option<&Bound<'_, PyAny>>, parquet_too: bool) -> PyResult<For
         "fory" => Ok(Format::Fory),
         "jsonl" => Ok(Format::JsonLines),
         _ => Err(PyValueError::new_err(format!(
-            "unknown format {}: expected {}",
-            obj.repr().map_or_else(|_| "?".into(), |r| r.to_string()),
-            if parquet_too {
-                "'fory', 'jsonl' or 'parquet'"
-            } else {
-                "'fory' or 'jsonl' (a FileWriter writes no Parquet: use save_parquet)"
-            }
+            "unknown format {}: expected 'fory', 'jsonl' or 'parquet'",
+            obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
         ))),
     }
 }

@@ -546,23 +546,34 @@ def detect_format(source: _Path | _Data) -> str:
 
 @final
 class FileWriter:
-    """Writes a hydron file in pieces, atomically.
+    """Writes a hydron file, or a Parquet file, in pieces, atomically.
 
     Data goes to a temporary file next to ``path``; :meth:`finish` writes
-    the last chunk and the trailer, syncs it (unless ``durable=False``) and
-    renames it over ``path``. After an error, :meth:`abort`, or without
-    :meth:`finish`, the temporary file is removed and ``path`` is left as
-    it was. As a context manager it finishes on a normal exit and aborts on
-    an exception; a normal exit after a write failed inside the block (its
-    error caught) raises ``HydronError``, since nothing was saved. Vectors
-    are checked by ``policy`` as they are written. ``path`` is made
-    absolute when the writer is created. One writer may be shared by
-    threads: calls take turns. Without ``format`` the name decides as for
-    :func:`save`, except that it writes no Parquet: a ``path`` ending in
-    ``.parquet`` or ``.pq`` needs an explicit ``format`` (use
-    :func:`save_parquet` for Parquet). A writer collected unfinished
-    (neither finished, aborted nor closed) emits a ``ResourceWarning``, as
-    an unclosed Python file does.
+    the last chunk and the trailer (the last row group and the footer),
+    syncs it (unless ``durable=False``) and renames it over ``path``. After
+    an error, :meth:`abort`, or without :meth:`finish`, the temporary file
+    is removed and ``path`` is left as it was. As a context manager it
+    finishes on a normal exit and aborts on an exception; a normal exit
+    after a write failed inside the block (its error caught) raises
+    ``HydronError``, since nothing was saved. Vectors are checked by
+    ``policy`` as they are written. ``path`` is made absolute when the
+    writer is created. One writer may be shared by threads: calls take
+    turns. Without ``format`` the name decides as for :func:`save`:
+    ``.parquet`` or ``.pq`` is Parquet, ``.jsonl`` JSON Lines, any other
+    name the binary form. A writer collected unfinished (neither finished,
+    aborted nor closed) emits a ``ResourceWarning``, as an unclosed Python
+    file does.
+
+    Parquet (in a build with it, see ``FEATURES``; else
+    :class:`FeatureNotBuiltError`, before anything is created) is written as
+    :func:`save_parquet` writes it, holding about one row group in memory
+    whatever the file's size: ``compression`` (default ``"snappy"``) and
+    ``row_group_vectors`` (default 262144) are its options, and are refused
+    for the other formats, as ``chunk_vectors`` (default 65536) is refused
+    for Parquet. With ``codes=True`` the file holds E8 root codes (one
+    ``uint8`` column, ``"code"``, as :func:`save_codes_parquet` writes),
+    written with :meth:`write_codes`; a ``policy`` is then refused (every
+    code is checked).
 
     Examples
     --------
@@ -576,19 +587,25 @@ class FileWriter:
     """
 
     def __new__(cls, path: _Path, format: str | None = None, *,
-                chunk_vectors: int = 65536, durable: bool = True,
-                policy: str | None = None) -> FileWriter: ...
+                chunk_vectors: int | None = None, durable: bool = True,
+                policy: str | None = None, compression: str | None = None,
+                row_group_vectors: int | None = None, codes: bool = False) -> FileWriter: ...
     @property
     def vectors(self) -> int:
-        """How many vectors have been written."""
+        """How many vectors (or codes) have been written."""
     @property
     def path(self) -> str:
         """The target path."""
     def write(self, vectors: _Vectors) -> None:
-        """Write (N, 8) vectors; chunks are cut at the chunk size whatever
-        the sizes of the calls. Input refused by its checks (dtype, shape,
-        policy) writes nothing and leaves the writer open; an error while
-        writing spends it."""
+        """Write (N, 8) vectors; chunks (row groups) are cut at the chunk size
+        whatever the sizes of the calls. Input refused by its checks (dtype,
+        shape, policy) writes nothing and leaves the writer open; an error
+        while writing spends it."""
+    def write_codes(self, codes: npt.ArrayLike) -> None:
+        """Write E8 root codes (a one-dimensional array of integers in 0..240)
+        to a Parquet file of codes (``codes=True``); row groups are cut at
+        ``row_group_vectors`` whatever the sizes of the calls. Codes refused
+        by their checks write nothing and leave the writer open."""
     def finish(self) -> None:
         """Complete the file and rename it over the target."""
     def abort(self) -> None:

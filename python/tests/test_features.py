@@ -137,6 +137,11 @@ def test_a_parquet_file_object_is_refused_after_its_first_bytes(parquet_file, re
     lambda p: hydron.save(p / "v.hyd", hydron.E8_ROOTS, format="parquet"),
     lambda p: hydron.save(p / "v.hyd", hydron.E8_ROOTS, hydron.Format.PARQUET),
     lambda p: hydron.dumps(hydron.E8_ROOTS, "parquet"),
+    lambda p: hydron.FileWriter(p / "v.parquet").finish(),
+    lambda p: hydron.FileWriter(p / "v.PQ", compression="zstd", row_group_vectors=10).finish(),
+    lambda p: hydron.FileWriter(p / "v.hyd", "parquet").finish(),
+    lambda p: hydron.FileWriter(p / "v.hyd", hydron.Format.PARQUET).finish(),
+    lambda p: hydron.FileWriter(p / "c.parquet", codes=True).finish(),
 ])
 def test_writing_parquet_is_refused_before_anything_is_written(tmp_path, save):
     if "parquet" in hydron.FEATURES:
@@ -145,6 +150,19 @@ def test_writing_parquet_is_refused_before_anything_is_written(tmp_path, save):
     with pytest.raises(FeatureNotBuiltError, match="writing Parquet: this build"):
         save(tmp_path)
     assert not list(tmp_path.iterdir())
+
+
+def test_a_parquet_file_writer_leaves_the_old_file(tmp_path):
+    """Refused before the temporary file is made: what is at the path stays."""
+    path = tmp_path / "keep.parquet"
+    path.write_bytes(b"old")
+    if "parquet" in hydron.FEATURES:
+        return  # (tests/test_parquet_writer.py)
+    with pytest.raises(FeatureNotBuiltError, match="writing Parquet: this build") as caught:
+        hydron.FileWriter(path)
+    assert caught.value.feature == "parquet"
+    assert FULL_BUILD_COMMAND in str(caught.value)
+    assert path.read_bytes() == b"old" and os.listdir(tmp_path) == ["keep.parquet"]
 
 
 def test_the_bad_arguments_of_a_parquet_save_are_still_named_first(tmp_path):

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import hydron
-from hydron import (CorruptError, FormatError, HydronError, InvalidVectorError, Section,
-                    TruncatedError, UnsupportedVersionError)
+from hydron import (CorruptError, FeatureNotBuiltError, FormatError, HydronError,
+                    InvalidVectorError, Section, TruncatedError, UnsupportedVersionError)
 
 from conftest import bits, missing, needs_parquet, unit_vectors
 
@@ -696,9 +696,15 @@ def test_a_pipe_is_decoded_as_it_arrives(tmp_path):
     writer.join()
 
 
-def test_a_parquet_name_needs_save_parquet_or_an_explicit_container_format(tmp_path):
-    with pytest.raises(ValueError, match="a FileWriter writes hydron containers"):
-        hydron.FileWriter(tmp_path / "g.parquet")
+def test_a_parquet_name_gets_parquet_unless_a_container_format_is_asked(tmp_path):
+    if "parquet" in hydron.FEATURES:  # (tests/test_parquet_writer.py has the rest)
+        with hydron.FileWriter(tmp_path / "p.parquet") as w:
+            w.write(THREE)
+        assert hydron.detect_format(tmp_path / "p.parquet") == hydron.Format.PARQUET
+        os.remove(tmp_path / "p.parquet")
+    else:  # (tests/test_features.py has the rest)
+        with pytest.raises(FeatureNotBuiltError, match="writing Parquet"):
+            hydron.FileWriter(tmp_path / "g.parquet")
     assert os.listdir(tmp_path) == []
     with hydron.FileWriter(tmp_path / "g.parquet", "fory") as w:  # asked for: a container
         w.write(THREE)
