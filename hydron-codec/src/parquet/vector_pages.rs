@@ -74,9 +74,12 @@ struct Group {
 }
 
 impl Group {
-    fn new() -> Group {
+    /// An empty row group whose pages go into `buffer` (cleared; its
+    /// memory is the last row group's, so its pages are already mapped).
+    fn new(mut buffer: Vec<u8>) -> Group {
+        buffer.clear();
         Group {
-            chunk: TrackedWrite::new(Vec::new()),
+            chunk: TrackedWrite::new(buffer),
             offsets: OffsetIndexBuilder::new(),
             rows: 0,
             compressed: 0,
@@ -111,7 +114,7 @@ impl<W: Write + Send> VectorPages<W> {
             compression,
             codec,
             row_group_vectors: row_group_vectors.max(1),
-            group: Group::new(),
+            group: Group::new(Vec::new()),
             page: Vec::new(),
             encoded: Vec::new(),
         })
@@ -165,7 +168,8 @@ impl<W: Write + Send> VectorPages<W> {
     /// added to the row group's pages.
     fn write_page(&mut self, rows: &[[f32; 8]]) -> Result<(), ParquetError> {
         encode_page(rows, &mut self.encoded);
-        let buf = self.codec.compress(&self.encoded)?;
+        let uncompressed_len = self.encoded.len();
+        let buf = self.codec.compress(&mut self.encoded)?;
         let page = Page::DataPage {
             buf: Bytes::from(buf),
             num_values: u32::try_from(rows.len() * 8).expect("20,000 rows of 8"),
@@ -176,7 +180,7 @@ impl<W: Write + Send> VectorPages<W> {
         };
         let group = &mut self.group;
         let spec = SerializedPageWriter::new(&mut group.chunk)
-            .write_page(CompressedPage::new(page, self.encoded.len()))?;
+            .write_page(CompressedPage::new(page, uncompressed_len))?;
         group
             .offsets
             .append_offset_and_size(spec.offset as i64, spec.compressed_size as i32);
@@ -191,8 +195,8 @@ impl<W: Write + Send> VectorPages<W> {
     /// Hands the row group's pages to the file writer with the column
     /// chunk's metadata and offset index, and starts the next.
     fn close_group(&mut self) -> Result<(), ParquetError> {
-        let group = std::mem::replace(&mut self.group, Group::new());
-        let bytes = group.chunk.into_inner()?;
+        let group = std::mem::replace(&mut self.group, Group::new(Vec::new()));
+        let bytes = Bytes::from(group.chunk.into_inner()?);
         let metadata = ColumnChunkMetaData::builder(Arc::clone(&self.column))
             .set_compression(self.compression)
             .set_encodings(vec![Encoding::PLAIN, Encoding::RLE])
@@ -215,8 +219,11 @@ impl<W: Write + Send> VectorPages<W> {
             offset_index: Some(group.offsets.build()),
         };
         let mut row_group = self.file.next_row_group()?;
-        row_group.append_column(&Bytes::from(bytes), close)?;
+        row_group.append_column(&bytes, close)?;
         row_group.close()?;
+        // The next row group's pages go into this one's memory (a copy
+        // only if the crate kept a reference to it).
+        self.group = Group::new(Vec::from(bytes));
         Ok(())
     }
 }
@@ -252,11 +259,12 @@ impl PageCodec {
         })
     }
 
-    /// `page`, compressed.
-    fn compress(&mut self, page: &[u8]) -> Result<Vec<u8>, ParquetError> {
+    /// `page`, compressed; uncompressed, `page`'s own buffer (taken, so
+    /// not copied).
+    fn compress(&mut self, page: &mut Vec<u8>) -> Result<Vec<u8>, ParquetError> {
         let external = |e: std::io::Error| ParquetError::External(Box::new(e));
         Ok(match self {
-            PageCodec::Uncompressed => page.to_vec(),
+            PageCodec::Uncompressed => std::mem::take(page),
             PageCodec::Snappy(encoder) => encoder
                 .compress_vec(page)
                 .map_err(|e| ParquetError::External(Box::new(e)))?,
@@ -277,6 +285,9 @@ impl PageCodec {
 /// after its 4-byte length), then the floats.
 fn encode_page(rows: &[[f32; 8]], out: &mut Vec<u8>) {
     out.clear();
+    // Two 4-byte lengths, two varint headers of at most 10 bytes, the RLE
+    // value, a byte of repetition levels and 32 bytes of floats per row.
+    out.reserve(8 + 21 + 33 * rows.len());
     let n = rows.len() as u64;
     let mut run = Vec::new();
     // One bit-packed run of n groups of 8 levels.
