@@ -58,9 +58,9 @@ fn parquet_1m(c: &mut Criterion) {
         // last one's (a fresh buffer of the file's size would be a fresh
         // mapping, and the write would time the kernel's page faults).
         let mut out = Vec::with_capacity(34 * N);
-        let mut encode_into = |out: &mut Vec<u8>| {
+        let encode_into = |out: &mut Vec<u8>| {
             out.clear();
-            let mut e = ParquetEncoder::new(out, options.clone()).unwrap();
+            let mut e = ParquetEncoder::new(out, options).unwrap();
             e.write(&vectors).unwrap();
             e.finish().unwrap();
         };
