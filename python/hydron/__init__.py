@@ -119,8 +119,9 @@ class Format(str, enum.Enum):
     #: Text: JSON Lines, one vector per line, with checksum lines.
     JSONL = "jsonl"
     #: Parquet: one column of 8 float32 per row, for pyarrow, Polars,
-    #: DuckDB and Dask (:func:`save_parquet`, :func:`load_parquet`; in a
-    #: build with Parquet, see ``FEATURES``).
+    #: DuckDB and Dask (:func:`save_parquet`, :func:`load_parquet`,
+    #: :class:`FileWriter` in pieces; in a build with Parquet, see
+    #: ``FEATURES``).
     PARQUET = "parquet"
 
 
