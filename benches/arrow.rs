@@ -53,7 +53,7 @@ fn parquet_1m(c: &mut Criterion) {
         ("uncompressed", Compression::Uncompressed),
         ("snappy", Compression::Snappy),
     ] {
-        let options = ParquetOptions::new().compression(compression);
+        let options = ParquetOptions::new().with_compression(compression);
         // Into memory the last write used, as `memcpy`'s clone reuses the
         // last one's (a fresh buffer of the file's size would be a fresh
         // mapping, and the write would time the kernel's page faults).

@@ -70,7 +70,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("empty_jsonl", Format::JsonLines, 1000, &[]),
     ];
     for (name, format, chunk, data) in files {
-        let options = FileOptions::new().chunk_vectors(chunk).durable(false);
+        let options = FileOptions::new()
+            .with_chunk_vectors(chunk)
+            .with_durable(false);
         let mut writer = FileWriter::create(dir.join(format!("{name}.hyd")), format, options)?;
         // Pieces of odd sizes: chunks must not depend on how writes are cut.
         for piece in data.chunks(37) {

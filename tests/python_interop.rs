@@ -135,7 +135,7 @@ fn rust_decodes_what_python_wrote() {
                 } else {
                     Format::JsonLines
                 };
-                let options = FileOptions::new().chunk_vectors(chunk_vectors(&bytes));
+                let options = FileOptions::new().with_chunk_vectors(chunk_vectors(&bytes));
                 let again = file::to_vec(&decoded, format, options).unwrap();
                 assert!(
                     again == bytes,

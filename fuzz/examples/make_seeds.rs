@@ -123,7 +123,7 @@ fn main() {
     let d = dir("file_decode");
     for (format, ext) in [(Format::Fory, "hyd"), (Format::JsonLines, "jsonl")] {
         for (n, chunk) in [(0, 65_536), (1, 65_536), (10, 3), (20, 7)] {
-            let opts = FileOptions::new().chunk_vectors(chunk);
+            let opts = FileOptions::new().with_chunk_vectors(chunk);
             let bytes = file::to_vec(&sample(n), format, opts).expect("valid vectors encode");
             write(&d, &format!("{n}_vectors_chunk_{chunk}.{ext}"), &bytes);
         }
@@ -159,8 +159,8 @@ fn main() {
     let d = dir("parquet_decode");
     let hydron = |v: &[Gf8], compression, rows| {
         let options = ParquetOptions::new()
-            .compression(compression)
-            .row_group_vectors(rows);
+            .with_compression(compression)
+            .with_row_group_vectors(rows);
         let mut e = ParquetEncoder::new(Vec::new(), options).expect("an encoder");
         e.write(v).expect("valid vectors encode");
         e.finish().expect("the encoder finishes")
@@ -219,8 +219,8 @@ fn main() {
         ),
     ] {
         let options = ParquetOptions::new()
-            .compression(compression)
-            .row_group_vectors(rows);
+            .with_compression(compression)
+            .with_row_group_vectors(rows);
         let mut e = ParquetEncoder::new_codes(Vec::new(), options).expect("an encoder");
         e.write_codes(codes).expect("codes encode");
         write(

@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for format in [Format::Fory, Format::JsonLines] {
-        let bytes = file::to_vec(v, format, FileOptions::new().chunk_vectors(7))
+        let bytes = file::to_vec(v, format, FileOptions::new().with_chunk_vectors(7))
             .expect("valid vectors encode");
         let again = file::from_slice(&bytes, Policy::Strict).expect("a re-encoded file decodes");
         assert_eq!(bits(&again), bits(v), "{format}");

@@ -60,8 +60,8 @@ fn check_error(e: CodecError) -> Stop {
 
 fn read_vectors(data: &[u8], policy: Policy, batch: usize) -> Result<Vec<Gf8>, Stop> {
     let options = ParquetReadOptions::new()
-        .max_page_bytes(MAX_PAGE_BYTES)
-        .batch_vectors(batch);
+        .with_max_page_bytes(MAX_PAGE_BYTES)
+        .with_batch_vectors(batch);
     let mut reader =
         ParquetReader::from_bytes(data.to_vec(), policy, options).map_err(check_error)?;
     let mut out = Vec::new();
@@ -79,7 +79,7 @@ fn read_vectors(data: &[u8], policy: Policy, batch: usize) -> Result<Vec<Gf8>, S
 }
 
 fn read_codes(data: &[u8]) -> Result<Vec<E8Root>, Stop> {
-    let options = ParquetReadOptions::new().max_page_bytes(MAX_PAGE_BYTES);
+    let options = ParquetReadOptions::new().with_max_page_bytes(MAX_PAGE_BYTES);
     let mut reader =
         ParquetReader::codes_from_bytes_with(data.to_vec(), options).map_err(check_error)?;
     let mut out = Vec::new();
@@ -127,8 +127,8 @@ fn parquet_part(data: &[u8]) {
         assert_eq!(bits(&small), bits(v), "batches of 3");
         // ParquetEncoder writes it back; reading that gives the same bits.
         let options = ParquetOptions::new()
-            .compression(compression(data))
-            .row_group_vectors(7);
+            .with_compression(compression(data))
+            .with_row_group_vectors(7);
         let mut encoder = ParquetEncoder::new(Vec::new(), options).expect("an encoder");
         encoder.write(v).expect("valid vectors encode");
         let bytes = encoder.finish().expect("the encoder finishes");
@@ -138,8 +138,8 @@ fn parquet_part(data: &[u8]) {
 
     if let Ok(codes) = read_codes(data) {
         let options = ParquetOptions::new()
-            .compression(compression(data))
-            .row_group_vectors(7);
+            .with_compression(compression(data))
+            .with_row_group_vectors(7);
         let mut encoder = ParquetEncoder::new_codes(Vec::new(), options).expect("an encoder");
         encoder.write_codes(&codes).expect("codes encode");
         let bytes = encoder.finish().expect("the encoder finishes");

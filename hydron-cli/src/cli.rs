@@ -247,10 +247,10 @@ impl ParquetArgs {
     pub fn options(&self) -> ParquetOptions {
         let mut options = ParquetOptions::new();
         if let Some(c) = self.compression {
-            options = options.compression(c);
+            options = options.with_compression(c);
         }
         if let Some(n) = self.row_group_vectors {
-            options = options.row_group_vectors(usize::try_from(n).unwrap_or(usize::MAX));
+            options = options.with_row_group_vectors(usize::try_from(n).unwrap_or(usize::MAX));
         }
         options
     }

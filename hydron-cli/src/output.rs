@@ -300,7 +300,7 @@ impl Sink {
         let out = BufWriter::with_capacity(BUFFER_LEN, Written { file, bytes: 0 });
         let mut options = FileOptions::new();
         if let Some(n) = layout.chunk_vectors {
-            options = options.chunk_vectors(n);
+            options = options.with_chunk_vectors(n);
         }
         let container = |out, f| {
             Encoder::new(out, f, options)

@@ -368,9 +368,9 @@ fn a_data_set_is_read_one_row_group_at_a_time() {
         .map(|i| E8Root::new((i % 240) as u8).unwrap().to_gf8())
         .collect();
     let options = ParquetOptions::new()
-        .row_group_vectors(50_000)
-        .compression(Compression::Uncompressed)
-        .durable(false);
+        .with_row_group_vectors(50_000)
+        .with_compression(Compression::Uncompressed)
+        .with_durable(false);
     for k in 0..15 {
         let path = root.join(format!("k={}/part-{k}.parquet", k % 3));
         fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -621,8 +621,8 @@ fn a_parquet_file_is_read_row_group_by_row_group() {
         .map(|i| E8Root::new((i % 240) as u8).unwrap().to_gf8())
         .collect();
     let options = ParquetOptions::new()
-        .row_group_vectors(100_000)
-        .compression(hparquet::Compression::Uncompressed);
+        .with_row_group_vectors(100_000)
+        .with_compression(hparquet::Compression::Uncompressed);
     hparquet::save(&path, &roots, options).unwrap();
     drop(roots);
     let out = Std::new("/usr/bin/time")

@@ -42,7 +42,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         .collect();
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("points.hyd");
-    let mut w = file::FileWriter::create(&path, Format::Fory, FileOptions::new().durable(false))?;
+    let mut w =
+        file::FileWriter::create(&path, Format::Fory, FileOptions::new().with_durable(false))?;
     w.write(&vectors)?;
     w.finish()?;
     let len = std::fs::metadata(&path)?.len() as usize;

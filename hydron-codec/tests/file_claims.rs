@@ -44,7 +44,7 @@ fn text_end_line_lies() {
         let good = file::to_vec(
             &batch(n),
             Format::JsonLines,
-            FileOptions::new().chunk_vectors(500),
+            FileOptions::new().with_chunk_vectors(500),
         )
         .unwrap();
         let body = &good[..good.len() - 1];
@@ -95,7 +95,7 @@ fn binary_frame_lies() {
         let mut bytes = file::to_vec(
             &[],
             Format::Fory,
-            FileOptions::new().chunk_vectors(FileOptions::MAX_CHUNK_VECTORS),
+            FileOptions::new().with_chunk_vectors(FileOptions::MAX_CHUNK_VECTORS),
         )
         .unwrap();
         bytes.truncate(20);

@@ -20,7 +20,7 @@ fn example() -> Vec<Gf8> {
 }
 
 fn options() -> FileOptions {
-    FileOptions::new().chunk_vectors(2)
+    FileOptions::new().with_chunk_vectors(2)
 }
 
 #[cfg(feature = "fory-messages")]

@@ -79,7 +79,9 @@ fn load_peaks_at_most_2_1_times_the_batch_and_resides_in_1_2() {
         let mut w = file::FileWriter::create(
             &path,
             format,
-            FileOptions::new().chunk_vectors(chunk).durable(false),
+            FileOptions::new()
+                .with_chunk_vectors(chunk)
+                .with_durable(false),
         )
         .unwrap();
         w.write(&v).unwrap();

@@ -29,7 +29,7 @@ fn vectors(scaled: bool) -> Vec<Gf8> {
 }
 
 fn container(vectors: &[Gf8], chunk_vectors: u32) -> Vec<u8> {
-    let options = FileOptions::new().chunk_vectors(chunk_vectors);
+    let options = FileOptions::new().with_chunk_vectors(chunk_vectors);
     file::to_vec(vectors, Format::Fory, options).unwrap()
 }
 

@@ -316,7 +316,7 @@ fn saving_to_a_fifo_streams_into_it_and_keeps_it() {
         });
         // Durable: fsync would fail on a FIFO, so it is skipped there.
         let mut w =
-            FileWriter::create(&fifo, format, FileOptions::new().chunk_vectors(64)).unwrap();
+            FileWriter::create(&fifo, format, FileOptions::new().with_chunk_vectors(64)).unwrap();
         w.write(&v).unwrap();
         w.finish().unwrap();
         // Checked before joining: if the FIFO had been replaced, the
@@ -326,7 +326,7 @@ fn saving_to_a_fifo_streams_into_it_and_keeps_it() {
         let got = drain.join().unwrap();
         assert_eq!(
             got,
-            file::to_vec(&v, format, FileOptions::new().chunk_vectors(64)).unwrap()
+            file::to_vec(&v, format, FileOptions::new().with_chunk_vectors(64)).unwrap()
         );
     }
 }

@@ -166,7 +166,7 @@ fn every_regression_input_decodes_or_fails_cleanly() {
                     "ParquetReader (batches of 3)",
                     policy,
                     || {
-                        let opts = ParquetReadOptions::new().batch_vectors(3);
+                        let opts = ParquetReadOptions::new().with_batch_vectors(3);
                         no_caught_panic(
                             ParquetReader::from_bytes(data.clone(), policy, opts).and_then(
                                 |mut r| {

@@ -127,8 +127,8 @@ fn round_trips_bit_exactly_in_every_compression_and_row_group_size() {
     ] {
         for rows in [1000, 4096, 1 << 18] {
             let options = ParquetOptions::new()
-                .compression(compression)
-                .row_group_vectors(rows);
+                .with_compression(compression)
+                .with_row_group_vectors(rows);
             let bytes = encode(&v, options);
             assert_eq!(
                 bits(&decode(bytes.clone()).unwrap()),
@@ -162,8 +162,8 @@ fn the_vector_pages_hydron_writes_read_back_in_the_parquet_crates_own_reader() {
         Compression::Gzip(6),
     ] {
         let options = ParquetOptions::new()
-            .compression(compression)
-            .row_group_vectors(41_000);
+            .with_compression(compression)
+            .with_row_group_vectors(41_000);
         let mut e = ParquetEncoder::new(Vec::new(), options).unwrap();
         // Pieces smaller and larger than a row group.
         e.write(&v[..7]).unwrap();
@@ -234,15 +234,20 @@ fn codes_round_trip() {
     let codes = batch::nearest_roots(&v);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.parquet");
-    parquet::save_codes(&path, &codes, ParquetOptions::new().row_group_vectors(700)).unwrap();
+    parquet::save_codes(
+        &path,
+        &codes,
+        ParquetOptions::new().with_row_group_vectors(700),
+    )
+    .unwrap();
     assert_eq!(parquet::load_codes(&path).unwrap(), codes);
 }
 
 #[test]
 fn reads_batch_by_batch_across_row_groups() {
     let v = vectors(1000, 3);
-    let bytes = encode(&v, ParquetOptions::new().row_group_vectors(300));
-    let opts = ParquetReadOptions::new().batch_vectors(128);
+    let bytes = encode(&v, ParquetOptions::new().with_row_group_vectors(300));
+    let opts = ParquetReadOptions::new().with_batch_vectors(128);
     let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
     let mut out = Vec::new();
     let mut sizes = Vec::new();
@@ -263,7 +268,7 @@ fn reads_batch_by_batch_across_row_groups() {
     // and v2, and byte-stream-split pages (pyarrow's
     // `use_byte_stream_split`), split into pages of a few rows.
     for props in writer_variants() {
-        let opts = ParquetReadOptions::new().batch_vectors(128);
+        let opts = ParquetReadOptions::new().with_batch_vectors(128);
         let bytes = foreign(list_rows(&rows), Some(props.clone()));
         let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
         let mut out = Vec::new();
@@ -322,7 +327,7 @@ fn row_numbers_count_across_batches_and_row_groups() {
     for props in variants {
         let props = props.set_max_row_group_row_count(Some(1000)).build();
         let bytes = foreign(list_rows(&rows), Some(props.clone()));
-        let opts = ParquetReadOptions::new().batch_vectors(256);
+        let opts = ParquetReadOptions::new().with_batch_vectors(256);
         let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
         let mut out = Vec::new();
         let err = loop {
@@ -387,7 +392,7 @@ fn nulls_are_errors_naming_the_row_and_coordinate() {
 fn every_truncation_is_an_error() {
     let bytes = encode(
         &vectors(200, 8),
-        ParquetOptions::new().row_group_vectors(64),
+        ParquetOptions::new().with_row_group_vectors(64),
     );
     for cut in 0..bytes.len() {
         let result = decode(bytes[..cut].to_vec());
@@ -400,7 +405,7 @@ fn changed_values_are_found_by_the_checksum_even_uncompressed() {
     let v = vectors(500, 9);
     let bytes = encode(
         &v,
-        ParquetOptions::new().compression(Compression::Uncompressed),
+        ParquetOptions::new().with_compression(Compression::Uncompressed),
     );
     // The float data starts after the header and levels; flip the lowest
     // bit of one float somewhere in the middle: still a unit vector, so
@@ -452,8 +457,8 @@ fn corrupted_pages_are_errors_not_panics() {
         let bytes = encode(
             &v,
             ParquetOptions::new()
-                .compression(compression)
-                .row_group_vectors(500),
+                .with_compression(compression)
+                .with_row_group_vectors(500),
         );
         // Flip bytes through the data (the footer is the last part).
         let data_end = bytes.len() - 600;
@@ -468,7 +473,10 @@ fn corrupted_pages_are_errors_not_panics() {
 #[test]
 fn a_page_claiming_two_gib_is_refused_before_any_allocation() {
     let v = vectors(10, 12);
-    let bytes = encode(&v, ParquetOptions::new().compression(Compression::Snappy));
+    let bytes = encode(
+        &v,
+        ParquetOptions::new().with_compression(Compression::Snappy),
+    );
     // The first data page header follows the magic: field 1 (type), then
     // field 2 uncompressed_page_size as an i32 zigzag varint. Replace it by
     // 2^31 - 1.
@@ -551,7 +559,7 @@ proptest! {
         if zero && n > 0 {
             v[n / 2] = Gf8::ZERO;
         }
-        let bytes = encode(&v, ParquetOptions::new().row_group_vectors(rows));
+        let bytes = encode(&v, ParquetOptions::new().with_row_group_vectors(rows));
         prop_assert_eq!(bits(&decode(bytes).unwrap()), bits(&v));
     }
 }
@@ -572,7 +580,7 @@ fn dictionary_pages_with_runs_read_bit_exactly() {
         ),
     ] {
         let bytes = foreign(list_rows(&rows), props);
-        let opts = ParquetReadOptions::new().batch_vectors(1000);
+        let opts = ParquetReadOptions::new().with_batch_vectors(1000);
         let mut reader = ParquetReader::from_bytes(bytes, Policy::Strict, opts).unwrap();
         let mut out = Vec::new();
         assert_eq!(
@@ -616,7 +624,7 @@ fn panics_during(f: impl FnOnce()) -> usize {
 fn read_every_way(bytes: &[u8]) -> Result<Vec<Gf8>, CodecError> {
     let mut strict = None;
     for policy in [Policy::Strict, Policy::Renormalize, Policy::Trusted] {
-        let opts = ParquetReadOptions::new().max_page_bytes(4 << 20);
+        let opts = ParquetReadOptions::new().with_max_page_bytes(4 << 20);
         let result = ParquetReader::from_bytes(bytes.to_vec(), policy, opts).and_then(|mut r| {
             let mut out = Vec::new();
             while r.read_chunk(&mut out)? > 0 {}
@@ -900,7 +908,7 @@ fn levels_above_the_maximum_are_an_error_whatever_the_batch_size() {
     );
     let bytes = std::fs::read(path).unwrap();
     for batch in [1, 3, 1000] {
-        let options = ParquetReadOptions::new().batch_vectors(batch);
+        let options = ParquetReadOptions::new().with_batch_vectors(batch);
         let read = ParquetReader::from_bytes(bytes.clone(), Policy::Strict, options).and_then(
             |mut reader| {
                 let mut out = Vec::new();

@@ -31,7 +31,7 @@ fn vectors(from: usize, n: usize) -> Vec<Gf8> {
 fn save(dir: &Path, name: &str, v: &[Gf8], rows_per_group: usize) {
     let path = dir.join(name);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let options = ParquetOptions::new().row_group_vectors(rows_per_group);
+    let options = ParquetOptions::new().with_row_group_vectors(rows_per_group);
     parquet::save(&path, v, options).unwrap();
 }
 
@@ -196,7 +196,7 @@ fn every_file_must_hold_the_same_column() {
         .starts_with(&format!("{}: ", d.join("b.parquet").display())));
 
     // Named: a file without the name is a mismatch; with it, it is read.
-    let named = ParquetReadOptions::new().column("embedding");
+    let named = ParquetReadOptions::new().with_column("embedding");
     let err = DatasetReader::open_with(d, Policy::Strict, named.clone()).unwrap_err();
     // The first file has no "embedding": an error in that file.
     assert!(
@@ -293,7 +293,7 @@ fn errors_name_the_file_its_row_and_the_data_sets_row() {
 fn codes_data_sets_are_read_as_codes() {
     let dir = tempfile::tempdir().unwrap();
     let roots: Vec<E8Root> = (0..=239).map(|c| E8Root::new(c).unwrap()).collect();
-    let options = ParquetOptions::new().row_group_vectors(50);
+    let options = ParquetOptions::new().with_row_group_vectors(50);
     parquet::save_codes(dir.path().join("1.parquet"), &roots[100..], options).unwrap();
     parquet::save_codes(dir.path().join("0.parquet"), &roots[..100], options).unwrap();
     let mut reader = DatasetReader::open_codes(dir.path()).unwrap();

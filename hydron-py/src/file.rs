@@ -90,9 +90,9 @@ const _: () = assert!(FileOptions::DEFAULT_CHUNK_VECTORS == 65_536);
 fn options(chunk_vectors: u64, durable: bool) -> PyResult<FileOptions> {
     let max = u64::from(FileOptions::MAX_CHUNK_VECTORS);
     match u32::try_from(chunk_vectors) {
-        Ok(n) if (1..=max).contains(&chunk_vectors) => {
-            Ok(FileOptions::new().chunk_vectors(n).durable(durable))
-        }
+        Ok(n) if (1..=max).contains(&chunk_vectors) => Ok(FileOptions::new()
+            .with_chunk_vectors(n)
+            .with_durable(durable)),
         _ => Err(PyValueError::new_err(format!(
             "chunk_vectors must be an integer in 1..={max}, got {chunk_vectors}"
         ))),

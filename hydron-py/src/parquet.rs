@@ -100,14 +100,14 @@ pub fn options(
             ))
         })?;
     Ok(ParquetOptions::new()
-        .compression(compression)
-        .row_group_vectors(rows)
-        .durable(durable))
+        .with_compression(compression)
+        .with_row_group_vectors(rows)
+        .with_durable(durable))
 }
 
 fn read_options(column: Option<&str>) -> ParquetReadOptions {
     match column {
-        Some(name) => ParquetReadOptions::new().column(name),
+        Some(name) => ParquetReadOptions::new().with_column(name),
         None => ParquetReadOptions::new(),
     }
 }

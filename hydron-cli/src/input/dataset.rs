@@ -36,9 +36,9 @@ pub(super) fn open_dataset(
     policy: Policy,
     column: Option<&str>,
 ) -> Result<(Kind, Source, Identities), CliError> {
-    let mut options = ParquetReadOptions::new().batch_vectors(CHUNK);
+    let mut options = ParquetReadOptions::new().with_batch_vectors(CHUNK);
     if let Some(name) = column {
-        options = options.column(name);
+        options = options.with_column(name);
     }
     let codec = |e: &CodecError| CliError::codec(path, e);
     // As for one file: codes only from files with no vector column, or

@@ -41,9 +41,9 @@ pub(super) fn open_parquet(
     size: Option<u64>,
     column: Option<&str>,
 ) -> Result<(Kind, Source), CliError> {
-    let mut options = ParquetReadOptions::new().batch_vectors(CHUNK);
+    let mut options = ParquetReadOptions::new().with_batch_vectors(CHUNK);
     if let Some(name) = column {
-        options = options.column(name);
+        options = options.with_column(name);
     }
     let named = column.is_some();
     if size.is_some() && path.as_os_str() != "-" {
@@ -158,7 +158,7 @@ mod tests {
             .map(|i| E8Root::new((i % 240) as u8).unwrap())
             .collect();
         let vectors: Vec<Gf8> = roots.iter().map(|r| r.to_gf8()).collect();
-        let options = ParquetOptions::new().row_group_vectors(CHUNK / 2);
+        let options = ParquetOptions::new().with_row_group_vectors(CHUNK / 2);
         let path = dir.path().join("v.parquet");
         save(&path, &vectors, options).unwrap();
         let codes_path = dir.path().join("c.parquet");

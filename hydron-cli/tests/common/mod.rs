@@ -137,7 +137,8 @@ pub fn unit(coords: [f32; 8]) -> Gf8 {
 /// without checks (so it may hold invalid vectors).
 pub fn container(dir: &Path, name: &str, vectors: &[Gf8], format: Format, chunk: u32) -> PathBuf {
     let path = dir.join(name);
-    let mut w = FileWriter::create(&path, format, FileOptions::new().chunk_vectors(chunk)).unwrap();
+    let mut w =
+        FileWriter::create(&path, format, FileOptions::new().with_chunk_vectors(chunk)).unwrap();
     w.write(vectors).unwrap();
     w.finish().unwrap();
     path

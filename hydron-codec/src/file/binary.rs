@@ -194,10 +194,10 @@ pub(crate) struct Encoder<W: Write> {
 
 impl<W: Write> Encoder<W> {
     pub(crate) fn new(mut writer: W, options: FileOptions) -> io::Result<Encoder<W>> {
-        writer.write_all(&header(options.get_chunk_vectors()))?;
+        writer.write_all(&header(options.chunk_vectors()))?;
         Ok(Encoder {
             writer,
-            chunk_vectors: options.get_chunk_vectors() as usize,
+            chunk_vectors: options.chunk_vectors() as usize,
             pending: Vec::new(),
             payload: Vec::new(),
             chunks: 0,
@@ -634,7 +634,7 @@ mod tests {
     #[test]
     fn chunking_is_exact_for_odd_write_sizes() {
         let v: Vec<Gf8> = hydron_core::E8_ROOTS[..23].to_vec();
-        let mut e = Encoder::new(Vec::new(), FileOptions::new().chunk_vectors(7)).unwrap();
+        let mut e = Encoder::new(Vec::new(), FileOptions::new().with_chunk_vectors(7)).unwrap();
         for piece in [&v[..3], &v[3..4], &v[4..19], &v[19..23]] {
             e.write(piece).unwrap();
         }
@@ -666,7 +666,7 @@ mod tests {
             .collect();
         let bad = per_chunk + BLOCK_LEN / 32 + 7;
         v[bad] = Gf8::new_unchecked([f32::NAN; 8]);
-        let options = FileOptions::new().chunk_vectors(per_chunk as u32);
+        let options = FileOptions::new().with_chunk_vectors(per_chunk as u32);
         let mut e = Encoder::new(Vec::new(), options).unwrap();
         e.write(&v).unwrap();
         let bytes = e.finish().unwrap();

@@ -121,9 +121,9 @@ impl fmt::Display for Format {
 /// ```
 /// use hydron_codec::file::FileOptions;
 ///
-/// let opts = FileOptions::new().chunk_vectors(4096).durable(false);
-/// assert_eq!(opts.get_chunk_vectors(), 4096);
-/// assert_eq!(FileOptions::new().chunk_vectors(0).get_chunk_vectors(), 1);
+/// let opts = FileOptions::new().with_chunk_vectors(4096).with_durable(false);
+/// assert_eq!(opts.chunk_vectors(), 4096);
+/// assert_eq!(FileOptions::new().with_chunk_vectors(0).chunk_vectors(), 1);
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct FileOptions {
@@ -161,12 +161,12 @@ impl FileOptions {
     ///
     /// ```
     /// use hydron_codec::file::FileOptions;
-    /// let big = FileOptions::new().chunk_vectors(u32::MAX);
-    /// assert_eq!(big.get_chunk_vectors(), FileOptions::MAX_CHUNK_VECTORS);
+    /// let big = FileOptions::new().with_chunk_vectors(u32::MAX);
+    /// assert_eq!(big.chunk_vectors(), FileOptions::MAX_CHUNK_VECTORS);
     /// ```
     #[inline]
     #[must_use]
-    pub const fn chunk_vectors(mut self, vectors: u32) -> FileOptions {
+    pub const fn with_chunk_vectors(mut self, vectors: u32) -> FileOptions {
         self.chunk_vectors = if vectors == 0 {
             1
         } else if vectors > Self::MAX_CHUNK_VECTORS {
@@ -184,11 +184,11 @@ impl FileOptions {
     ///
     /// ```
     /// use hydron_codec::file::FileOptions;
-    /// assert!(!FileOptions::new().durable(false).is_durable());
+    /// assert!(!FileOptions::new().with_durable(false).is_durable());
     /// ```
     #[inline]
     #[must_use]
-    pub const fn durable(mut self, durable: bool) -> FileOptions {
+    pub const fn with_durable(mut self, durable: bool) -> FileOptions {
         self.durable = durable;
         self
     }
@@ -197,11 +197,11 @@ impl FileOptions {
     ///
     /// ```
     /// use hydron_codec::file::FileOptions;
-    /// assert_eq!(FileOptions::new().get_chunk_vectors(), 65_536);
+    /// assert_eq!(FileOptions::new().chunk_vectors(), 65_536);
     /// ```
     #[inline]
     #[must_use]
-    pub const fn get_chunk_vectors(&self) -> u32 {
+    pub const fn chunk_vectors(&self) -> u32 {
         self.chunk_vectors
     }
 

@@ -390,7 +390,7 @@ mod tests {
     }
 
     fn save(path: &Path, vectors: &[Gf8], chunk_vectors: u32) {
-        let options = FileOptions::new().chunk_vectors(chunk_vectors);
+        let options = FileOptions::new().with_chunk_vectors(chunk_vectors);
         let mut writer = FileWriter::create(path, Format::Fory, options).unwrap();
         writer.write(vectors).unwrap();
         writer.finish().unwrap();

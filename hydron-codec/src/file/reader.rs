@@ -176,7 +176,7 @@ impl<R: BufRead> Decoder<R> {
 /// # #[cfg(feature = "fory-messages")] {
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("roots.hyd");
-/// let mut w = FileWriter::create(&path, Format::Fory, FileOptions::new().chunk_vectors(100))?;
+/// let mut w = FileWriter::create(&path, Format::Fory, FileOptions::new().with_chunk_vectors(100))?;
 /// w.write(&E8_ROOTS)?;
 /// w.finish()?;
 ///
@@ -372,7 +372,7 @@ impl FileReader {
     /// use hydron_codec::file::{self, FileOptions, FileReader, Format};
     /// use hydron_codec::Policy;
     /// # #[cfg(feature = "json")] {
-    /// let bytes = file::to_vec(&[], Format::JsonLines, FileOptions::new().chunk_vectors(500))?;
+    /// let bytes = file::to_vec(&[], Format::JsonLines, FileOptions::new().with_chunk_vectors(500))?;
     /// let r = FileReader::from_reader(std::io::Cursor::new(bytes), Policy::Strict)?;
     /// assert_eq!(r.chunk_vectors(), 500);
     /// # }

@@ -64,13 +64,13 @@ impl<W: Write> Encoder<W> {
         let mut e = Encoder {
             writer,
             crc: crc32fast::Hasher::new(),
-            chunk_vectors: options.get_chunk_vectors().into(),
+            chunk_vectors: options.chunk_vectors().into(),
             in_chunk: 0,
             chunks: 0,
             vectors: 0,
             text: Vec::new(),
         };
-        let header = header_line(options.get_chunk_vectors());
+        let header = header_line(options.chunk_vectors());
         e.put(header.as_bytes())?;
         Ok(e)
     }

@@ -41,12 +41,12 @@ enum Inner<W: Write> {
 /// use hydron_core::{Gf8, E8_ROOTS};
 ///
 /// # #[cfg(feature = "fory-messages")] {
-/// let mut e = Encoder::new(Vec::new(), Format::Fory, FileOptions::new().chunk_vectors(100))?;
+/// let mut e = Encoder::new(Vec::new(), Format::Fory, FileOptions::new().with_chunk_vectors(100))?;
 /// e.write(&E8_ROOTS[..150])?;
 /// e.write(&E8_ROOTS[150..])?;
 /// assert_eq!(e.vectors(), 240);
 /// let bytes: Vec<u8> = e.finish()?;
-/// assert_eq!(bytes, file::to_vec(&E8_ROOTS, Format::Fory, FileOptions::new().chunk_vectors(100))?);
+/// assert_eq!(bytes, file::to_vec(&E8_ROOTS, Format::Fory, FileOptions::new().with_chunk_vectors(100))?);
 /// assert_eq!(file::from_slice(&bytes, Policy::Strict)?, E8_ROOTS);
 /// # }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -224,7 +224,7 @@ impl<W: Write> Encoder<W> {
 /// # #[cfg(feature = "json")] {
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("stream.jsonl");
-/// let mut w = FileWriter::create(&path, Format::JsonLines, FileOptions::new().chunk_vectors(2))?;
+/// let mut w = FileWriter::create(&path, Format::JsonLines, FileOptions::new().with_chunk_vectors(2))?;
 /// for _ in 0..5 {
 ///     w.write(&[Gf8::ZERO])?;
 /// }

@@ -156,7 +156,7 @@ impl DatasetReader {
     /// use hydron_codec::Policy;
     /// let dir = tempfile::tempdir()?;
     /// parquet::save(dir.path().join("0.parquet"), &hydron_core::E8_ROOTS, ParquetOptions::new())?;
-    /// let opts = ParquetReadOptions::new().column("vector");
+    /// let opts = ParquetReadOptions::new().with_column("vector");
     /// let reader = DatasetReader::open_with(dir.path(), Policy::Strict, opts)?;
     /// assert_eq!(reader.column_name(), "vector");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -192,7 +192,7 @@ impl DatasetReader {
     /// use hydron_core::E8Root;
     /// let dir = tempfile::tempdir()?;
     /// parquet::save_codes(dir.path().join("a.parquet"), &[E8Root::new(4)?], ParquetOptions::new())?;
-    /// let reader = DatasetReader::open_codes_with(dir.path(), ParquetReadOptions::new().column("code"))?;
+    /// let reader = DatasetReader::open_codes_with(dir.path(), ParquetReadOptions::new().with_column("code"))?;
     /// assert_eq!(reader.claimed_vectors(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -334,7 +334,7 @@ impl DatasetReader {
     /// use hydron_codec::parquet::{self, DatasetReader, ParquetOptions};
     /// use hydron_codec::Policy;
     /// let dir = tempfile::tempdir()?;
-    /// let opts = ParquetOptions::new().row_group_vectors(100);
+    /// let opts = ParquetOptions::new().with_row_group_vectors(100);
     /// parquet::save(dir.path().join("0.parquet"), &hydron_core::E8_ROOTS, opts)?;
     /// parquet::save(dir.path().join("1.parquet"), &hydron_core::E8_ROOTS, opts)?;
     /// assert_eq!(DatasetReader::open(dir.path(), Policy::Strict)?.row_groups(), 6);

@@ -165,9 +165,9 @@ impl std::str::FromStr for Compression {
 /// ```
 /// use hydron_codec::parquet::{Compression, ParquetOptions};
 ///
-/// let opts = ParquetOptions::new().compression(Compression::Uncompressed).row_group_vectors(1000);
-/// assert_eq!(opts.get_row_group_vectors(), 1000);
-/// assert_eq!(ParquetOptions::new().get_compression(), Compression::Snappy);
+/// let opts = ParquetOptions::new().with_compression(Compression::Uncompressed).with_row_group_vectors(1000);
+/// assert_eq!(opts.row_group_vectors(), 1000);
+/// assert_eq!(ParquetOptions::new().compression(), Compression::Snappy);
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct ParquetOptions {
@@ -201,11 +201,11 @@ impl ParquetOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::{Compression, ParquetOptions};
-    /// let opts = ParquetOptions::new().compression(Compression::Zstd(1));
-    /// assert_eq!(opts.get_compression(), Compression::Zstd(1));
+    /// let opts = ParquetOptions::new().with_compression(Compression::Zstd(1));
+    /// assert_eq!(opts.compression(), Compression::Zstd(1));
     /// ```
     #[must_use]
-    pub const fn compression(mut self, compression: Compression) -> ParquetOptions {
+    pub const fn with_compression(mut self, compression: Compression) -> ParquetOptions {
         self.compression = compression;
         self
     }
@@ -215,10 +215,10 @@ impl ParquetOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetOptions;
-    /// assert_eq!(ParquetOptions::new().row_group_vectors(0).get_row_group_vectors(), 1);
+    /// assert_eq!(ParquetOptions::new().with_row_group_vectors(0).row_group_vectors(), 1);
     /// ```
     #[must_use]
-    pub const fn row_group_vectors(mut self, vectors: usize) -> ParquetOptions {
+    pub const fn with_row_group_vectors(mut self, vectors: usize) -> ParquetOptions {
         self.row_group_vectors = if vectors == 0 { 1 } else { vectors };
         self
     }
@@ -228,10 +228,10 @@ impl ParquetOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetOptions;
-    /// assert!(!ParquetOptions::new().durable(false).is_durable());
+    /// assert!(!ParquetOptions::new().with_durable(false).is_durable());
     /// ```
     #[must_use]
-    pub const fn durable(mut self, durable: bool) -> ParquetOptions {
+    pub const fn with_durable(mut self, durable: bool) -> ParquetOptions {
         self.durable = durable;
         self
     }
@@ -240,10 +240,10 @@ impl ParquetOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::{Compression, ParquetOptions};
-    /// assert_eq!(ParquetOptions::new().get_compression(), Compression::Snappy);
+    /// assert_eq!(ParquetOptions::new().compression(), Compression::Snappy);
     /// ```
     #[must_use]
-    pub const fn get_compression(&self) -> Compression {
+    pub const fn compression(&self) -> Compression {
         self.compression
     }
 
@@ -251,10 +251,10 @@ impl ParquetOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetOptions;
-    /// assert_eq!(ParquetOptions::new().get_row_group_vectors(), 262_144);
+    /// assert_eq!(ParquetOptions::new().row_group_vectors(), 262_144);
     /// ```
     #[must_use]
-    pub const fn get_row_group_vectors(&self) -> usize {
+    pub const fn row_group_vectors(&self) -> usize {
         self.row_group_vectors
     }
 

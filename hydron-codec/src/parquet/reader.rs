@@ -25,9 +25,9 @@ use crate::{CodecError, Policy};
 /// ```
 /// use hydron_codec::parquet::ParquetReadOptions;
 ///
-/// let opts = ParquetReadOptions::new().batch_vectors(4096).column("embedding");
-/// assert_eq!(opts.get_batch_vectors(), 4096);
-/// assert_eq!(opts.get_column(), Some("embedding"));
+/// let opts = ParquetReadOptions::new().with_batch_vectors(4096).with_column("embedding");
+/// assert_eq!(opts.batch_vectors(), 4096);
+/// assert_eq!(opts.column(), Some("embedding"));
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct ParquetReadOptions {
@@ -47,7 +47,7 @@ impl ParquetReadOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetReadOptions;
-    /// assert_eq!(ParquetReadOptions::new().get_max_page_bytes(), 64 << 20);
+    /// assert_eq!(ParquetReadOptions::new().max_page_bytes(), 64 << 20);
     /// ```
     #[must_use]
     pub const fn new() -> ParquetReadOptions {
@@ -67,10 +67,10 @@ impl ParquetReadOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetReadOptions;
-    /// assert_eq!(ParquetReadOptions::new().batch_vectors(0).get_batch_vectors(), 1);
+    /// assert_eq!(ParquetReadOptions::new().with_batch_vectors(0).batch_vectors(), 1);
     /// ```
     #[must_use]
-    pub const fn batch_vectors(mut self, vectors: usize) -> ParquetReadOptions {
+    pub const fn with_batch_vectors(mut self, vectors: usize) -> ParquetReadOptions {
         self.batch_vectors = if vectors == 0 { 1 } else { vectors };
         self
     }
@@ -81,10 +81,10 @@ impl ParquetReadOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetReadOptions;
-    /// assert_eq!(ParquetReadOptions::new().max_page_bytes(1 << 30).get_max_page_bytes(), 1 << 30);
+    /// assert_eq!(ParquetReadOptions::new().with_max_page_bytes(1 << 30).max_page_bytes(), 1 << 30);
     /// ```
     #[must_use]
-    pub const fn max_page_bytes(mut self, bytes: u64) -> ParquetReadOptions {
+    pub const fn with_max_page_bytes(mut self, bytes: u64) -> ParquetReadOptions {
         self.max_page_bytes = bytes;
         self
     }
@@ -94,10 +94,10 @@ impl ParquetReadOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetReadOptions;
-    /// assert_eq!(ParquetReadOptions::new().get_column(), None);
+    /// assert_eq!(ParquetReadOptions::new().column(), None);
     /// ```
     #[must_use]
-    pub fn column(mut self, name: impl Into<String>) -> ParquetReadOptions {
+    pub fn with_column(mut self, name: impl Into<String>) -> ParquetReadOptions {
         self.column = Some(name.into());
         self
     }
@@ -106,10 +106,10 @@ impl ParquetReadOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetReadOptions;
-    /// assert_eq!(ParquetReadOptions::new().get_batch_vectors(), 65_536);
+    /// assert_eq!(ParquetReadOptions::new().batch_vectors(), 65_536);
     /// ```
     #[must_use]
-    pub const fn get_batch_vectors(&self) -> usize {
+    pub const fn batch_vectors(&self) -> usize {
         self.batch_vectors
     }
 
@@ -117,10 +117,10 @@ impl ParquetReadOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetReadOptions;
-    /// assert_eq!(ParquetReadOptions::new().max_page_bytes(7).get_max_page_bytes(), 7);
+    /// assert_eq!(ParquetReadOptions::new().with_max_page_bytes(7).max_page_bytes(), 7);
     /// ```
     #[must_use]
-    pub const fn get_max_page_bytes(&self) -> u64 {
+    pub const fn max_page_bytes(&self) -> u64 {
         self.max_page_bytes
     }
 
@@ -128,10 +128,10 @@ impl ParquetReadOptions {
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetReadOptions;
-    /// assert_eq!(ParquetReadOptions::new().column("v").get_column(), Some("v"));
+    /// assert_eq!(ParquetReadOptions::new().with_column("v").column(), Some("v"));
     /// ```
     #[must_use]
-    pub fn get_column(&self) -> Option<&str> {
+    pub fn column(&self) -> Option<&str> {
         self.column.as_deref()
     }
 }
@@ -183,7 +183,7 @@ enum Target {
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("roots.parquet");
-/// parquet::save(&path, &E8_ROOTS, ParquetOptions::new().row_group_vectors(100))?;
+/// parquet::save(&path, &E8_ROOTS, ParquetOptions::new().with_row_group_vectors(100))?;
 /// let mut reader = ParquetReader::open(&path, Policy::Strict)?;
 /// assert_eq!((reader.claimed_vectors(), reader.row_groups()), (240, 3));
 /// let mut out = Vec::new();
@@ -231,8 +231,8 @@ impl ParquetReader {
     /// use hydron_codec::Policy;
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("v.parquet");
-    /// parquet::save(&path, &hydron_core::E8_ROOTS, ParquetOptions::new().row_group_vectors(100))?;
-    /// let opts = ParquetReadOptions::new().batch_vectors(100);
+    /// parquet::save(&path, &hydron_core::E8_ROOTS, ParquetOptions::new().with_row_group_vectors(100))?;
+    /// let opts = ParquetReadOptions::new().with_batch_vectors(100);
     /// let mut reader = ParquetReader::open_with(&path, Policy::Strict, opts)?;
     /// let mut out = Vec::new();
     /// assert_eq!(reader.read_chunk(&mut out)?, 100);
@@ -275,7 +275,7 @@ impl ParquetReader {
     ///
     /// let path = std::env::temp_dir().join(format!("hydron-codes-with-{}.parquet", std::process::id()));
     /// parquet::save_codes(&path, &[E8Root::new(9)?], ParquetOptions::new())?;
-    /// let mut reader = ParquetReader::open_codes_with(&path, ParquetReadOptions::new().column("code"))?;
+    /// let mut reader = ParquetReader::open_codes_with(&path, ParquetReadOptions::new().with_column("code"))?;
     /// let mut codes = Vec::new();
     /// reader.read_codes_chunk(&mut codes)?;
     /// assert_eq!(codes[0].code(), 9);
@@ -334,7 +334,7 @@ impl ParquetReader {
     /// use hydron_core::E8Root;
     /// let mut e = ParquetEncoder::new_codes(Vec::new(), ParquetOptions::new())?;
     /// e.write_codes(&[E8Root::new(7)?])?;
-    /// let opts = ParquetReadOptions::new().max_page_bytes(1 << 20).column("code");
+    /// let opts = ParquetReadOptions::new().with_max_page_bytes(1 << 20).with_column("code");
     /// let mut reader = ParquetReader::codes_from_bytes_with(e.finish()?, opts)?;
     /// let mut out = Vec::new();
     /// reader.read_codes_chunk(&mut out)?;
@@ -355,12 +355,12 @@ impl ParquetReader {
         target: Target,
         options: ParquetReadOptions,
     ) -> Result<ParquetReader, CodecError> {
-        footer::check_len(&source, options.get_max_page_bytes())?;
+        footer::check_len(&source, options.max_page_bytes())?;
         let metadata = footer::load(&source)?;
         footer::check_row_counts(&metadata)?;
         let checksums = footer::read_checksums(&metadata)?;
         let schema = metadata.schema();
-        let column = match (options.get_column(), target) {
+        let column = match (options.column(), target) {
             (Some(name), _) => harrow::find_named_column(
                 schema,
                 name,
@@ -446,7 +446,7 @@ impl ParquetReader {
     /// ```
     /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
     /// use hydron_codec::Policy;
-    /// let mut e = ParquetEncoder::new(Vec::new(), ParquetOptions::new().compression("none".parse()?))?;
+    /// let mut e = ParquetEncoder::new(Vec::new(), ParquetOptions::new().with_compression("none".parse()?))?;
     /// e.write(&hydron_core::E8_ROOTS)?;
     /// let reader = ParquetReader::from_bytes(e.finish()?, Policy::Strict, ParquetReadOptions::new())?;
     /// assert_eq!(reader.proven_vectors(), 240);
@@ -485,7 +485,7 @@ impl ParquetReader {
     /// ```
     /// use hydron_codec::parquet::{ParquetEncoder, ParquetOptions, ParquetReadOptions, ParquetReader};
     /// use hydron_codec::Policy;
-    /// let mut e = ParquetEncoder::new(Vec::new(), ParquetOptions::new().row_group_vectors(100))?;
+    /// let mut e = ParquetEncoder::new(Vec::new(), ParquetOptions::new().with_row_group_vectors(100))?;
     /// e.write(&hydron_core::E8_ROOTS)?;
     /// let mut reader = ParquetReader::from_bytes(e.finish()?, Policy::Strict, ParquetReadOptions::new())?;
     /// assert_eq!(reader.read_to_end()?, hydron_core::E8_ROOTS);
@@ -734,7 +734,7 @@ impl ParquetReader {
                 &self.source,
                 start,
                 chunk.compressed_size(),
-                self.options.get_max_page_bytes(),
+                self.options.max_page_bytes(),
             )
             .map_err(|error| CodecError::Parquet {
                 row_group: Some(group),
@@ -747,7 +747,7 @@ impl ParquetReader {
                         row_group: group,
                         offset: too_large.offset,
                         claimed: too_large.claimed,
-                        limit: self.options.get_max_page_bytes(),
+                        limit: self.options.max_page_bytes(),
                     });
                 }
             }
@@ -787,7 +787,7 @@ impl ParquetReader {
                 group,
                 leaf: *leaf,
                 first_row: self.rows,
-                max_page_bytes: self.options.get_max_page_bytes(),
+                max_page_bytes: self.options.max_page_bytes(),
             };
             fast::read_group(&chunk, policy, vectors)
         }))
@@ -822,7 +822,7 @@ impl ParquetReader {
             )
             .with_projection(mask)
             .with_row_groups(vec![group])
-            .with_batch_size(self.options.get_batch_vectors())
+            .with_batch_size(self.options.batch_vectors())
             .build()
         })
     }

@@ -327,7 +327,7 @@ mod tests {
     #[test]
     fn hydron_reads_these_pages_by_its_fast_path() {
         let vectors = vec![hydron_core::Gf8::ZERO; 45_001];
-        let options = ParquetOptions::new().row_group_vectors(41_000);
+        let options = ParquetOptions::new().with_row_group_vectors(41_000);
         let mut e = ParquetEncoder::new(Vec::new(), options).unwrap();
         e.write(&vectors).unwrap();
         let bytes = Bytes::from(e.finish().unwrap());

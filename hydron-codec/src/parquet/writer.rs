@@ -44,7 +44,7 @@ enum Kind {
 /// use hydron_codec::Policy;
 /// use hydron_core::E8_ROOTS;
 ///
-/// let mut e = ParquetEncoder::new(Vec::new(), ParquetOptions::new().row_group_vectors(100))?;
+/// let mut e = ParquetEncoder::new(Vec::new(), ParquetOptions::new().with_row_group_vectors(100))?;
 /// e.write(&E8_ROOTS[..150])?;
 /// e.write(&E8_ROOTS[150..])?;
 /// assert_eq!(e.vectors(), 240);
@@ -161,7 +161,7 @@ impl<W: Write + Send> ParquetEncoder<W> {
         let properties = properties(options, kind)?;
         let writer = match kind {
             Kind::Vectors => Sink::Vectors(
-                VectorPages::new(writer, &schema, properties, options.get_row_group_vectors())
+                VectorPages::new(writer, &schema, properties, options.row_group_vectors())
                     .map_err(parquet_error)?,
             ),
             Kind::Codes => Sink::Codes(
@@ -175,7 +175,7 @@ impl<W: Write + Send> ParquetEncoder<W> {
             kind,
             rows: 0,
             checksums: Checksums {
-                row_group_vectors: options.get_row_group_vectors() as u64,
+                row_group_vectors: options.row_group_vectors() as u64,
                 in_group: 0,
                 current: crc32fast::Hasher::new(),
                 done: Vec::new(),
@@ -303,7 +303,7 @@ impl<W: Write + Send> ParquetEncoder<W> {
 /// prune nothing), and chunk statistics for codes (so engines can skip row
 /// groups by code range).
 fn properties(options: ParquetOptions, kind: Kind) -> Result<WriterProperties, CodecError> {
-    let compression = match options.get_compression() {
+    let compression = match options.compression() {
         Compression::Uncompressed => parquet::basic::Compression::UNCOMPRESSED,
         Compression::Snappy => parquet::basic::Compression::SNAPPY,
         Compression::Zstd(level) => {
@@ -316,7 +316,7 @@ fn properties(options: ParquetOptions, kind: Kind) -> Result<WriterProperties, C
     };
     let builder = WriterProperties::builder()
         .set_compression(compression)
-        .set_max_row_group_row_count(Some(options.get_row_group_vectors()))
+        .set_max_row_group_row_count(Some(options.row_group_vectors()))
         .set_created_by(format!(
             "hydron {} (parquet-rs {})",
             env!("CARGO_PKG_VERSION"),
@@ -362,7 +362,7 @@ fn properties(options: ParquetOptions, kind: Kind) -> Result<WriterProperties, C
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("stream.parquet");
-/// let mut w = ParquetWriter::create(&path, ParquetOptions::new().row_group_vectors(2))?;
+/// let mut w = ParquetWriter::create(&path, ParquetOptions::new().with_row_group_vectors(2))?;
 /// for _ in 0..5 {
 ///     w.write(&[Gf8::ZERO])?;
 /// }

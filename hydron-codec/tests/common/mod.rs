@@ -30,7 +30,9 @@ pub fn some_vectors(n: usize) -> Vec<Gf8> {
 }
 
 pub fn opts(chunk: u32) -> FileOptions {
-    FileOptions::new().chunk_vectors(chunk).durable(false)
+    FileOptions::new()
+        .with_chunk_vectors(chunk)
+        .with_durable(false)
 }
 
 /// Unwraps `InFile` to the error inside.
