@@ -250,6 +250,7 @@ pub(crate) fn vector_values_at<'a>(
         column: column.to_string(),
         found: array.data_type().to_string(),
         expected: VECTOR_EXPECTED,
+        columns: String::new(),
     };
     if let Some(nulls) = array.logical_nulls().filter(|n| n.null_count() > 0) {
         return Err(null_row(&nulls, first_row));
@@ -474,6 +475,7 @@ pub fn codes_from_arrow_at(
             column: column.to_string(),
             found: array.data_type().to_string(),
             expected: CODE_EXPECTED,
+            columns: String::new(),
         });
     };
     if let Some(nulls) = codes.logical_nulls().filter(|n| n.null_count() > 0) {
@@ -622,7 +624,7 @@ pub fn find_named_column(
 }
 
 /// Every column of `schema` with its type: `id (Int64), vector (...)`.
-fn list_columns(schema: &Schema) -> String {
+pub(crate) fn list_columns(schema: &Schema) -> String {
     let listed: Vec<String> = schema
         .fields()
         .iter()

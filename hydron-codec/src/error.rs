@@ -189,10 +189,14 @@ pub enum CodecError {
     /// hold what hydron reads there: the message says what it holds and
     /// what was expected.
     #[cfg(feature = "arrow")]
-    #[error("{} has type {found}; expected {expected}", if column.is_empty() {
+    #[error("{} has type {found}; expected {expected}{}", if column.is_empty() {
         "the array".to_string()
     } else {
         format!("column {column:?}")
+    }, if columns.is_empty() {
+        String::new()
+    } else {
+        format!(" (the columns: {columns})")
     })]
     WrongColumnType {
         /// The column's name.
@@ -201,6 +205,9 @@ pub enum CodecError {
         found: String,
         /// What hydron reads there.
         expected: &'static str,
+        /// Where a file was opened: every column, with its type (empty
+        /// for an array on its own).
+        columns: String,
     },
     /// No column of the data holds vectors (or codes).
     #[cfg(feature = "arrow")]

@@ -369,6 +369,30 @@ fn wrong_value_types_are_type_errors_when_opened() {
 }
 
 #[test]
+fn a_file_without_a_usable_column_lists_every_column_with_its_type() {
+    // `vector` is the column by name, but of doubles: no column is usable,
+    // and the error names each one there.
+    let doubles: ArrayRef = Arc::new(ListArray::from_iter_primitive::<Float64Type, _, _>([Some(
+        vec![Some(1.0); 8],
+    )]));
+    let ids: ArrayRef = Arc::new(arrow_array::Int64Array::from(vec![7i64]));
+    let batch = RecordBatch::try_from_iter([("id", ids), ("vector", doubles)]).unwrap();
+    let mut w = ArrowWriter::try_new(Vec::new(), batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    let err = decode(w.into_inner().unwrap()).unwrap_err();
+    assert!(matches!(err, CodecError::WrongColumnType { .. }), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("column \"vector\" has type List("),
+        "{text}"
+    );
+    assert!(
+        text.contains("(the columns: id (Int64), vector (List("),
+        "{text}"
+    );
+}
+
+#[test]
 fn nulls_are_errors_naming_the_row_and_coordinate() {
     let rows: Vec<Option<Vec<Option<f32>>>> = vectors(10, 7)
         .iter()

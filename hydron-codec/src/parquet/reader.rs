@@ -388,14 +388,30 @@ impl ParquetReader {
             failed: false,
         };
         // The column's type is checked now, on an empty batch, so a file of
-        // doubles fails when opened rather than at its first row.
+        // doubles fails when opened rather than at its first row, with
+        // every column of the file listed (the file has no usable one).
         let field = reader.metadata.schema().field(column).clone();
         let empty = arrow_array::new_empty_array(field.data_type());
         let batch = RecordBatch::try_new(
             Arc::new(arrow_schema::Schema::new(vec![field])),
             vec![empty],
         )?;
-        reader.append(&batch, None, &mut Vec::new(), &mut Vec::new())?;
+        reader
+            .append(&batch, None, &mut Vec::new(), &mut Vec::new())
+            .map_err(|e| match e {
+                CodecError::WrongColumnType {
+                    column,
+                    found,
+                    expected,
+                    ..
+                } => CodecError::WrongColumnType {
+                    column,
+                    found,
+                    expected,
+                    columns: harrow::list_columns(reader.metadata.schema()),
+                },
+                e => e,
+            })?;
         Ok(reader)
     }
 
