@@ -314,7 +314,7 @@ pub enum CodecError {
     /// A Parquet page claims to decompress to more than the reader accepts;
     /// checked before any memory is taken for it.
     #[cfg(feature = "parquet")]
-    #[error("Parquet row group {row_group}, byte offset {offset}: a page claims {claimed} bytes uncompressed, over the limit of {limit} (ParquetReadOptions::max_page_bytes)")]
+    #[error("Parquet row group {row_group}, byte offset {offset}: a page claims {claimed} bytes uncompressed, over the limit of {limit} (ParquetReadOptions::with_max_page_bytes)")]
     PageTooLarge {
         /// The row group.
         row_group: usize,

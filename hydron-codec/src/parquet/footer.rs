@@ -89,7 +89,7 @@ pub(super) fn check_len(source: &Source, limit: u64) -> Result<(), CodecError> {
     if footer > limit {
         return Err(footer_error(format!(
             "the footer claims {footer} bytes, over the limit of {limit} \
-             (ParquetReadOptions::max_page_bytes)"
+             (ParquetReadOptions::with_max_page_bytes)"
         )));
     }
     let bytes = guarded(None, || source.get_bytes(len - 8 - footer, footer as usize))?;

@@ -224,7 +224,7 @@ impl ParquetOptions {
     }
 
     /// Sets whether [`ParquetWriter::finish`] flushes the file and its
-    /// directory to disk (as [`crate::file::FileOptions::durable`]).
+    /// directory to disk (as [`crate::file::FileOptions::with_durable`]).
     ///
     /// ```
     /// use hydron_codec::parquet::ParquetOptions;
