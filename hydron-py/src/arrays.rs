@@ -27,7 +27,8 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyByteArray, PyBytes, PyString, PyType};
 
 use crate::errors::batch_error;
 
@@ -94,9 +95,11 @@ pub fn shape_text(shape: &[usize]) -> String {
 /// and reading the array's data would use the masked values as if they
 /// were there.
 pub fn refuse_masked(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
-    let py = obj.py();
-    let masked = py.import("numpy")?.getattr("ma")?.getattr("MaskedArray")?;
-    if obj.is_instance(&masked)? {
+    // Looked up once: every call that takes vectors asks, one-vector calls
+    // included.
+    static MASKED_ARRAY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let masked = MASKED_ARRAY.import(obj.py(), "numpy.ma", "MaskedArray")?;
+    if obj.is_instance(masked)? {
         return Err(PyTypeError::new_err(format!(
             "{what}: masked arrays are not accepted (hydron has no missing values, and would \
              read the masked entries as data): fill them (x.filled(value)) or drop the \
