@@ -468,6 +468,7 @@ mod tests {
             column: "vector".into(),
             found: "List(Float64)".into(),
             expected: "8 float32",
+            columns: String::new(),
         };
         let missing = CodecError::MissingColumn {
             what: "vector",
