@@ -71,6 +71,30 @@ pub enum QuantError {
         /// The number expected: `vectors`, or 0 in unit mode.
         expected: usize,
     },
+    /// A query coordinate given to [`search`](super::LatticeQuantizer::search)
+    /// is NaN.
+    #[error("query {query}, coordinate {coordinate} is NaN")]
+    QueryNotANumber {
+        /// Index of the query in the batch.
+        query: usize,
+        /// Index of the coordinate, `0..dim`.
+        coordinate: usize,
+    },
+    /// A query coordinate given to [`search`](super::LatticeQuantizer::search)
+    /// is +inf or -inf.
+    #[error("query {query}, coordinate {coordinate} is infinite ({value})")]
+    QueryInfinite {
+        /// Index of the query in the batch.
+        query: usize,
+        /// Index of the coordinate, `0..dim`.
+        coordinate: usize,
+        /// The infinite value.
+        value: f32,
+    },
+    /// [`search`](super::LatticeQuantizer::search) was asked for `k = 0`
+    /// neighbours.
+    #[error("k must be at least 1 (the number of neighbours per query)")]
+    ZeroK,
     /// A scale is negative, NaN or infinite.
     #[error("vector {vector}: scale {value} is not a finite non-negative number")]
     InvalidScale {

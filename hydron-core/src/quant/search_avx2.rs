@@ -1,0 +1,139 @@
+//! The AVX2 kernel of the code search ([`search`](super::search)): one
+//! `__m256` per block, the block's 8 coordinates in its 8 lanes, and one
+//! accumulator per query of a group of up to 8.
+//!
+//! It does the scalar kernel's `f32` operations in the same order (a
+//! separate multiply and add per lane, no FMA; the lanes summed by
+//! [`lane_sum`]), so the distances are the scalar kernel's bit for bit.
+//! Compiled with `#[target_feature(enable = "avx2")]` and entered only
+//! through the [`Avx2`] token, which only run-time detection makes. The
+//! block decoder ([`BlockDecoder::decode`]) is inlined into it, so it is
+//! compiled with AVX2 too.
+
+use core::arch::x86_64::{
+    __m256, _mm256_add_ps, _mm256_mul_ps, _mm256_set1_ps, _mm256_setzero_ps, _mm256_sub_ps,
+};
+
+use super::e8p_avx2::Avx2;
+use super::search::{lane_sum, BlockDecoder, Job, Metric, TopK, GROUP, TILE_VECTORS};
+
+/// The AVX2 scan: as the scalar one (`search::scan_scalar`), with the
+/// queries in groups of 8, then 4, 2 and 1.
+#[inline]
+pub(crate) fn scan<D: BlockDecoder>(
+    token: Avx2,
+    decoder: D,
+    job: &Job<'_>,
+    codes: &[u8],
+    scales: &[f32],
+    first: usize,
+    tops: &mut [TopK],
+) {
+    let _ = token;
+    // SAFETY: `token` exists only if `Avx2::detect` found AVX2 on this
+    // CPU, the feature the `scan_avx2` functions are compiled for.
+    unsafe {
+        match job.metric {
+            Metric::L2 => scan_avx2::<D, true>(decoder, job, codes, scales, first, tops),
+            Metric::InnerProduct => {
+                scan_avx2::<D, false>(decoder, job, codes, scales, first, tops);
+            }
+        }
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn scan_avx2<D: BlockDecoder, const L2: bool>(
+    decoder: D,
+    job: &Job<'_>,
+    codes: &[u8],
+    scales: &[f32],
+    first: usize,
+    tops: &mut [TopK],
+) {
+    let n = codes.len() / job.code_size;
+    for tile in (0..n).step_by(TILE_VECTORS) {
+        let end = (tile + TILE_VECTORS).min(n);
+        let mut q = 0;
+        while q < job.count {
+            let left = job.count - q;
+            let g = match left {
+                _ if left >= GROUP => GROUP,
+                4..=7 => 4,
+                2 | 3 => 2,
+                _ => 1,
+            };
+            for v in tile..end {
+                let code = &codes[v * job.code_size..(v + 1) * job.code_size];
+                let scale = job.scale(scales, v);
+                let tops = &mut tops[q..q + g];
+                match g {
+                    GROUP => offer(
+                        tops,
+                        job,
+                        first + v,
+                        group::<D, L2, GROUP>(decoder, job, code, scale, q),
+                    ),
+                    4 => offer(
+                        tops,
+                        job,
+                        first + v,
+                        group::<D, L2, 4>(decoder, job, code, scale, q),
+                    ),
+                    2 => offer(
+                        tops,
+                        job,
+                        first + v,
+                        group::<D, L2, 2>(decoder, job, code, scale, q),
+                    ),
+                    _ => offer(
+                        tops,
+                        job,
+                        first + v,
+                        group::<D, L2, 1>(decoder, job, code, scale, q),
+                    ),
+                }
+            }
+            q += g;
+        }
+    }
+}
+
+/// Offers vector `id` at `distances` to the group's lists.
+#[inline(always)]
+fn offer<const G: usize>(tops: &mut [TopK], job: &Job<'_>, id: usize, distances: [f32; G]) {
+    for (top, d) in tops.iter_mut().zip(distances) {
+        top.offer(job.metric, d, id);
+    }
+}
+
+/// One vector against queries `q0..q0 + G`: `L2` squared distances, or
+/// inner products.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn group<D: BlockDecoder, const L2: bool, const G: usize>(
+    decoder: D,
+    job: &Job<'_>,
+    code: &[u8],
+    scale: f32,
+    q0: usize,
+) -> [f32; G] {
+    let rows: [&[f32]; G] = core::array::from_fn(|j| job.query(q0 + j));
+    let s = _mm256_set1_ps(scale);
+    let mut acc = [_mm256_setzero_ps(); G];
+    for (b, bytes) in code.chunks_exact(D::CODE_BYTES).enumerate() {
+        let c: __m256 = bytemuck::cast(decoder.decode(bytes));
+        let y = _mm256_mul_ps(c, s);
+        for j in 0..G {
+            let q: [f32; 8] = rows[j][8 * b..8 * b + 8].try_into().unwrap_or([0.0; 8]);
+            let q: __m256 = bytemuck::cast(q);
+            acc[j] = if L2 {
+                let d = _mm256_sub_ps(q, y);
+                _mm256_add_ps(acc[j], _mm256_mul_ps(d, d))
+            } else {
+                _mm256_add_ps(acc[j], _mm256_mul_ps(q, y))
+            };
+        }
+    }
+    core::array::from_fn(|j| lane_sum(bytemuck::cast(acc[j])))
+}
