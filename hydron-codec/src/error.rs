@@ -385,6 +385,31 @@ pub enum CodecError {
         /// fory's error.
         error: ::fory::Error,
     },
+    /// Stored lattice codes ([`crate::quant`]) whose parameters are not
+    /// valid or disagree with their data: the byte offset (a fory message)
+    /// or the row (Parquet) where the disagreement shows, when there is
+    /// one place.
+    #[error("lattice codes{}: {detail}", codes_place(*offset, *row))]
+    BadCodes {
+        /// The byte offset of the field that disagrees (a fory message).
+        offset: Option<u64>,
+        /// The row (vector) that is wrong (Parquet, or a bad scale).
+        row: Option<u64>,
+        /// What disagrees with what.
+        detail: String,
+    },
+}
+
+/// `", byte offset 62"`, `", row 17"`, both, or nothing.
+fn codes_place(offset: Option<u64>, row: Option<u64>) -> String {
+    let mut s = String::new();
+    if let Some(o) = offset {
+        s.push_str(&format!(", byte offset {o}"));
+    }
+    if let Some(r) = row {
+        s.push_str(&format!(", row {r}"));
+    }
+    s
 }
 
 impl From<BatchError> for CodecError {

@@ -27,6 +27,9 @@
 //!   file replaced atomically, a pipe or device written directly).
 //! - `save` — the temporary file of an atomic save, and the registry a
 //!   signal handler empties (with any file feature).
+//! - `quant` (with `fory-messages` or `parquet`) — stored lattice codes:
+//!   a `LatticeQuantizer`'s (or `Gf8`'s 16/32-bit) codes with their
+//!   parameters, as a fory message and as Parquet, validated on load.
 //!
 //! Every byte is specified in `docs/format.md`.
 //!
@@ -83,3 +86,5 @@ pub mod parquet;
 
 pub use error::CodecError;
 pub use policy::Policy;
+#[cfg(any(feature = "fory-messages", feature = "parquet"))]
+pub mod quant;

@@ -159,7 +159,7 @@ mod exact;
 mod single;
 #[cfg(feature = "fory")]
 mod structs;
-mod wire;
+pub(crate) mod wire;
 
 pub(crate) use batch::array_len_after as batch_array_len_after;
 

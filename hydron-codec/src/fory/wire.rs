@@ -30,7 +30,8 @@ const EXPECT_REF: &str =
 const EXPECT_STRUCT: &str = "fory type id 0x1c (COMPATIBLE_STRUCT) or 0x1b (STRUCT)";
 const EXPECT_EXT: &str = "fory type id 0x1f (EXT, a registered serializer)";
 const EXPECT_META_INDEX: &str = "0x00, the marker of a new inline fory type meta";
-const EXPECT_META_FLAGS: &str = "0xc1, the fory type meta flags of a one-field compatible struct";
+const EXPECT_META_FLAGS: &str = "the fory type meta flags of this compatible struct \
+     (0x80 struct | 0x40 compatible | its field count: 0xc1 for one field)";
 
 /// The fixed framing of one registered struct type with a single dense
 /// array field, in both struct modes.

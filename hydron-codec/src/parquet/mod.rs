@@ -43,6 +43,7 @@ mod dataset;
 mod embedded_schema;
 mod fast;
 mod footer;
+pub(crate) mod lattice;
 mod levels;
 mod pages;
 mod reader;

@@ -938,7 +938,7 @@ fn unreadable_codec(codec: ::parquet::basic::Compression) -> Option<&'static str
 /// Opens a regular file (Parquet needs its length and random access).
 /// A FIFO or a device is refused before it is opened (opening a FIFO
 /// waits for a writer).
-fn open_file(path: &Path) -> std::io::Result<Source> {
+pub(super) fn open_file(path: &Path) -> std::io::Result<Source> {
     let not_regular = || {
         std::io::Error::new(
             std::io::ErrorKind::InvalidInput,

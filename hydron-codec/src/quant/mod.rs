@@ -1,0 +1,456 @@
+//! Stored lattice codes: the codes of a
+//! [`LatticeQuantizer`](hydron_core::quant::LatticeQuantizer) (or of
+//! [`Gf8`](hydron_core::Gf8) vectors at 16 or 32 bits) together with the
+//! parameters that decode them.
+//!
+//! A [`LatticeCodes`] is the parameters ([`CodesParams`]: dimension, bits
+//! per coordinate, seed, rotation on or off, [`CodesScale`]) and the
+//! codes and scales of `count` vectors. It is stored in two forms, both
+//! specified in `docs/format.md` §7:
+//!
+//! - a fory message (feature `fory-messages`): [`encode`], [`decode`],
+//!   [`save`], [`load`]. Stock pyfory reads and writes it with one
+//!   dataclass registered under [`LATTICE_CODES_TYPE_ID`];
+//! - Parquet (feature `parquet`): [`save_parquet`], [`load_parquet`], a
+//!   `FixedSizeBinary(code_size)` column `code` and a `Float32` column
+//!   `scale` (absent when no scale is stored), the parameters in the file's
+//!   key-value metadata; pyarrow, Polars and DuckDB read it.
+//!
+//! Decoding is validated: parameters that are not valid or that disagree
+//! with the lengths are [`CodecError::BadCodes`] naming the byte offset or
+//! the row, and nothing is allocated from a claimed length before the
+//! input is known to hold it.
+//!
+//! ```
+//! # #[cfg(feature = "fory-messages")] {
+//! use hydron_codec::quant::{self, LatticeCodes};
+//! use hydron_core::quant::LatticeQuantizer;
+//!
+//! let q = LatticeQuantizer::new(12, 2, 7)?;
+//! let x: Vec<f32> = (0..24).map(|i| (i as f32 * 0.3).cos()).collect();
+//! let stored = LatticeCodes::from_quantizer(&q, q.encode(&x)?)?;
+//! let bytes = quant::encode(&stored)?;
+//! let back = quant::decode(&bytes)?;
+//! assert_eq!(back, stored);
+//! assert_eq!(back.params().quantizer()?.decode(back.codes())?, q.decode(stored.codes())?);
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#[cfg(feature = "fory-messages")]
+mod message;
+
+use hydron_core::quant::{LatticeQuantizer, QuantCodes, QuantError, ScaleMode};
+
+use crate::CodecError;
+
+#[cfg(feature = "parquet")]
+pub use crate::parquet::lattice::{
+    load_parquet, parquet_from_bytes, parquet_to_bytes, save_parquet, BITS_KEY, COUNT_KEY, DIM_KEY,
+    ROTATION_KEY, SCALE_KEY, SEED_KEY,
+};
+#[cfg(feature = "fory-messages")]
+pub use message::{decode, encode, load, save, COMPATIBLE_PREFIX, LATTICE_CODES_TYPE_ID};
+
+/// How the vectors behind stored codes are scaled.
+///
+/// ```
+/// use hydron_codec::quant::CodesScale;
+/// assert_eq!(CodesScale::from_byte(1), Some(CodesScale::Unit));
+/// assert_eq!(CodesScale::Direction.name(), "direction");
+/// assert_eq!(CodesScale::from_byte(3), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CodesScale {
+    /// One `f32` scale per vector is stored ([`ScaleMode::PerVector`]);
+    /// byte 0.
+    PerVector,
+    /// No scale is stored; vectors are taken to have norm 1
+    /// ([`ScaleMode::Unit`]); byte 1.
+    Unit,
+    /// No scale is stored; each decoded codeword is normalized to a unit
+    /// vector: [`Gf8`](hydron_core::Gf8) codes (`hydron_core::gf8_codes`),
+    /// dimension 8, no rotation; byte 2.
+    Direction,
+}
+
+impl CodesScale {
+    /// Its byte in the fory message and the Parquet metadata.
+    #[must_use]
+    #[inline]
+    pub fn to_byte(self) -> u8 {
+        match self {
+            CodesScale::PerVector => 0,
+            CodesScale::Unit => 1,
+            CodesScale::Direction => 2,
+        }
+    }
+
+    /// The mode a byte stands for, if any.
+    #[must_use]
+    #[inline]
+    pub fn from_byte(byte: u8) -> Option<CodesScale> {
+        match byte {
+            0 => Some(CodesScale::PerVector),
+            1 => Some(CodesScale::Unit),
+            2 => Some(CodesScale::Direction),
+            _ => None,
+        }
+    }
+
+    /// Its name: `per-vector`, `unit` or `direction`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            CodesScale::PerVector => "per-vector",
+            CodesScale::Unit => "unit",
+            CodesScale::Direction => "direction",
+        }
+    }
+
+    /// The mode a name stands for ([`name`](Self::name)), if any.
+    ///
+    /// ```
+    /// use hydron_codec::quant::CodesScale;
+    /// assert_eq!(CodesScale::from_name("per-vector"), Some(CodesScale::PerVector));
+    /// ```
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<CodesScale> {
+        [
+            CodesScale::PerVector,
+            CodesScale::Unit,
+            CodesScale::Direction,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
+    }
+}
+
+/// The parameters that decode stored codes.
+///
+/// ```
+/// use hydron_codec::quant::{CodesParams, CodesScale};
+/// let p = CodesParams::new(20, 2, 42, true, CodesScale::PerVector)?;
+/// assert_eq!(p.code_size(), 6); // 3 blocks of 16 bits
+/// assert!(CodesParams::new(20, 3, 42, true, CodesScale::PerVector).is_err());
+/// # Ok::<(), hydron_codec::CodecError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CodesParams {
+    dim: u32,
+    bits: u8,
+    seed: u64,
+    rotation: bool,
+    scale: CodesScale,
+}
+
+impl CodesParams {
+    /// Parameters, checked: `dim ≥ 1`, `bits` 2 or 4 (bits per
+    /// coordinate: 16 or 32 bits per 8-dim block), and for
+    /// [`CodesScale::Direction`] dimension 8 without rotation.
+    ///
+    /// # Errors
+    /// [`CodecError::BadCodes`] saying which parameter is wrong.
+    pub fn new(
+        dim: u32,
+        bits: u8,
+        seed: u64,
+        rotation: bool,
+        scale: CodesScale,
+    ) -> Result<CodesParams, CodecError> {
+        let p = CodesParams {
+            dim,
+            bits,
+            seed,
+            rotation,
+            scale,
+        };
+        p.problem().map_or(Ok(p), |detail| {
+            Err(CodecError::BadCodes {
+                offset: None,
+                row: None,
+                detail,
+            })
+        })
+    }
+
+    /// What is wrong with these parameters, if anything.
+    fn problem(&self) -> Option<String> {
+        if self.dim == 0 {
+            return Some("the dimension is 0; it must be at least 1".into());
+        }
+        if self.bits != 2 && self.bits != 4 {
+            return Some(format!(
+                "{} bits per coordinate; stored codes have 2 or 4",
+                self.bits
+            ));
+        }
+        if self.scale == CodesScale::Direction && (self.dim != 8 || self.rotation) {
+            return Some(format!(
+                "direction codes (Gf8) have dimension 8 and no rotation, not dimension {}{}",
+                self.dim,
+                if self.rotation { " with rotation" } else { "" }
+            ));
+        }
+        None
+    }
+
+    /// The parameters of `quantizer`'s codes.
+    ///
+    /// # Errors
+    /// [`CodecError::BadCodes`] for a dimension above `u32::MAX` or a
+    /// scale mode this build does not know.
+    ///
+    /// ```
+    /// use hydron_codec::quant::{CodesParams, CodesScale};
+    /// use hydron_core::quant::LatticeQuantizer;
+    /// let p = CodesParams::of(&LatticeQuantizer::new(100, 2, 9)?)?;
+    /// assert_eq!((p.dim(), p.bits(), p.seed(), p.rotation(), p.scale()), (100, 2, 9, true, CodesScale::PerVector));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn of(quantizer: &LatticeQuantizer) -> Result<CodesParams, CodecError> {
+        let bad = |detail: String| CodecError::BadCodes {
+            offset: None,
+            row: None,
+            detail,
+        };
+        let dim = u32::try_from(quantizer.dim())
+            .map_err(|_| bad(format!("dimension {} is above 2^32 - 1", quantizer.dim())))?;
+        let bits = u8::try_from(quantizer.bits_per_dim())
+            .map_err(|_| bad(format!("{} bits per coordinate", quantizer.bits_per_dim())))?;
+        let scale = match quantizer.scale_mode() {
+            ScaleMode::PerVector => CodesScale::PerVector,
+            ScaleMode::Unit => CodesScale::Unit,
+            other => return Err(bad(format!("scale mode {other:?} cannot be stored"))),
+        };
+        CodesParams::new(
+            dim,
+            bits,
+            quantizer.seed(),
+            quantizer.rotation().is_some(),
+            scale,
+        )
+    }
+
+    /// The parameters of [`Gf8`](hydron_core::Gf8) codes at `bits` per
+    /// coordinate (2: 16-bit codes, 4: 32-bit codes): dimension 8, seed 0,
+    /// no rotation, [`CodesScale::Direction`].
+    ///
+    /// # Errors
+    /// [`CodecError::BadCodes`] for `bits` other than 2 or 4.
+    ///
+    /// ```
+    /// use hydron_codec::quant::CodesParams;
+    /// assert_eq!(CodesParams::gf8(2)?.code_size(), 2);
+    /// assert_eq!(CodesParams::gf8(4)?.code_size(), 4);
+    /// # Ok::<(), hydron_codec::CodecError>(())
+    /// ```
+    pub fn gf8(bits: u8) -> Result<CodesParams, CodecError> {
+        CodesParams::new(8, bits, 0, false, CodesScale::Direction)
+    }
+
+    /// The quantizer these codes came from.
+    ///
+    /// # Errors
+    /// [`QuantError`] when hydron-core cannot build it (a rate it lacks;
+    /// [`CodesScale::Direction`], which is `hydron_core::gf8_codes`'s,
+    /// is [`QuantError::UnsupportedBits`] with the bits of the block code:
+    /// 16 or 32).
+    pub fn quantizer(&self) -> Result<LatticeQuantizer, QuantError> {
+        let mode = match self.scale {
+            CodesScale::PerVector => ScaleMode::PerVector,
+            CodesScale::Unit => ScaleMode::Unit,
+            CodesScale::Direction => {
+                return Err(QuantError::UnsupportedBits {
+                    bits: 8 * u32::from(self.bits),
+                })
+            }
+        };
+        let q = LatticeQuantizer::new(self.dim as usize, u32::from(self.bits), self.seed)?;
+        Ok(q.with_rotation(self.rotation).with_scale(mode))
+    }
+
+    /// The dimension of the vectors.
+    #[must_use]
+    #[inline]
+    pub fn dim(&self) -> u32 {
+        self.dim
+    }
+
+    /// Bits per coordinate: 2 or 4.
+    #[must_use]
+    #[inline]
+    pub fn bits(&self) -> u8 {
+        self.bits
+    }
+
+    /// The seed of the rotation.
+    #[must_use]
+    #[inline]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Whether the vectors were rotated before they were quantized.
+    #[must_use]
+    #[inline]
+    pub fn rotation(&self) -> bool {
+        self.rotation
+    }
+
+    /// How the vectors are scaled.
+    #[must_use]
+    #[inline]
+    pub fn scale(&self) -> CodesScale {
+        self.scale
+    }
+
+    /// Whether one scale per vector is stored.
+    #[must_use]
+    #[inline]
+    pub fn has_scales(&self) -> bool {
+        self.scale == CodesScale::PerVector
+    }
+
+    /// Bytes of code per vector: `⌈dim / 8⌉ · bits` (one 16- or 32-bit
+    /// code per 8-dim block).
+    #[must_use]
+    #[inline]
+    pub fn code_size(&self) -> usize {
+        (self.dim as usize).div_ceil(8) * usize::from(self.bits)
+    }
+}
+
+/// Codes of `count` vectors with the parameters that decode them.
+///
+/// ```
+/// use hydron_codec::quant::{CodesParams, LatticeCodes};
+/// use hydron_core::quant::QuantCodes;
+///
+/// let p = CodesParams::gf8(2)?;
+/// let ok = LatticeCodes::new(p, QuantCodes { codes: vec![1, 2, 3, 4], scales: vec![] })?;
+/// assert_eq!(ok.count(), 2);
+/// // 3 bytes are not whole 2-byte codes.
+/// assert!(LatticeCodes::new(p, QuantCodes { codes: vec![1, 2, 3], scales: vec![] }).is_err());
+/// # Ok::<(), hydron_codec::CodecError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct LatticeCodes {
+    params: CodesParams,
+    codes: QuantCodes,
+}
+
+impl LatticeCodes {
+    /// Codes and scales with their parameters, checked: the code bytes a
+    /// whole number of codes, one scale per vector (or none), every scale
+    /// finite and non-negative.
+    ///
+    /// # Errors
+    /// [`CodecError::BadCodes`] naming the problem (and the row of a bad
+    /// scale).
+    pub fn new(params: CodesParams, codes: QuantCodes) -> Result<LatticeCodes, CodecError> {
+        let size = params.code_size();
+        if !codes.codes.len().is_multiple_of(size) {
+            return Err(bad(
+                None,
+                None,
+                format!(
+                    "{} code bytes are not a whole number of {size}-byte codes",
+                    codes.codes.len()
+                ),
+            ));
+        }
+        check_scales(
+            &params,
+            (codes.codes.len() / size) as u64,
+            &codes.scales,
+            None,
+        )?;
+        Ok(LatticeCodes { params, codes })
+    }
+
+    /// The codes `quantizer` gave (its [`encode`](LatticeQuantizer::encode)),
+    /// with its parameters.
+    ///
+    /// # Errors
+    /// As [`CodesParams::of`] and [`new`](Self::new).
+    pub fn from_quantizer(
+        quantizer: &LatticeQuantizer,
+        codes: QuantCodes,
+    ) -> Result<LatticeCodes, CodecError> {
+        LatticeCodes::new(CodesParams::of(quantizer)?, codes)
+    }
+
+    /// The parameters.
+    #[must_use]
+    #[inline]
+    pub fn params(&self) -> &CodesParams {
+        &self.params
+    }
+
+    /// The codes and scales.
+    #[must_use]
+    #[inline]
+    pub fn codes(&self) -> &QuantCodes {
+        &self.codes
+    }
+
+    /// The codes and scales, taken out.
+    #[must_use]
+    #[inline]
+    pub fn into_codes(self) -> QuantCodes {
+        self.codes
+    }
+
+    /// The number of vectors.
+    #[must_use]
+    #[inline]
+    pub fn count(&self) -> u64 {
+        (self.codes.codes.len() / self.params.code_size()) as u64
+    }
+}
+
+/// A [`CodecError::BadCodes`].
+pub(crate) fn bad(offset: Option<u64>, row: Option<u64>, detail: String) -> CodecError {
+    CodecError::BadCodes {
+        offset,
+        row,
+        detail,
+    }
+}
+
+/// The scales must be one per vector (or none without per-vector scales),
+/// each finite and non-negative; `offset` is where they start in a
+/// message, if they are in one.
+pub(crate) fn check_scales(
+    params: &CodesParams,
+    count: u64,
+    scales: &[f32],
+    offset: Option<u64>,
+) -> Result<(), CodecError> {
+    let expected = if params.has_scales() { count } else { 0 };
+    if scales.len() as u64 != expected {
+        return Err(bad(
+            offset,
+            None,
+            format!(
+                "{} scales for {count} vectors in {} scale mode: expected {expected}",
+                scales.len(),
+                params.scale.name()
+            ),
+        ));
+    }
+    if let Some((row, value)) = scales
+        .iter()
+        .enumerate()
+        .find(|(_, s)| !(s.is_finite() && **s >= 0.0))
+    {
+        return Err(bad(
+            offset.map(|o| o + 4 * row as u64),
+            Some(row as u64),
+            format!("scale {value} is not a finite non-negative number"),
+        ));
+    }
+    Ok(())
+}
