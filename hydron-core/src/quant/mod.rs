@@ -5,6 +5,10 @@
 //!   construction), its exact nearest-codeword encoder (scalar, and AVX2
 //!   with the `simd` feature on x86-64, chosen at run time; the same codes
 //!   on every backend), and its decoder. One 16-bit code per 8-dim block.
+//! - [`shell`]: 32 bits per 8-dim block (4 bits per coordinate), a
+//!   gain–shape code: the nearest direction among the 254,864,880 points
+//!   of one E8 shell (28-bit index, ranked by leader, arrangement and
+//!   signs) and a 4-bit gain; its exact encoder and table-driven decoder.
 //! - [`LatticeQuantizer`]: vectors of any dimension at 2 bits per
 //!   coordinate: zero padding to whole blocks, an optional seeded
 //!   [`Rotation`] (random signs and a fast Walsh–Hadamard transform), a
@@ -37,11 +41,14 @@ pub mod e8p;
 mod e8p_avx2;
 mod e8p_exact;
 mod error;
+mod gain;
 mod hadamard;
 mod quantizer;
 pub mod search;
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 mod search_avx2;
+pub mod shell;
+mod shell_tables;
 
 pub use error::QuantError;
 pub use hadamard::Rotation;
