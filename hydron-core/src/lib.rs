@@ -27,6 +27,7 @@ mod sphere;
 mod sse2;
 
 pub mod batch;
+pub mod gf8_codes;
 pub mod huge;
 #[cfg(feature = "parallel")]
 pub mod parallel;
