@@ -132,12 +132,38 @@ impl SearchResult {
 }
 
 /// One rate's block codes: the arm of the search kernels for that rate.
+///
+/// The kernels take a block's codeword as `(bits ^ signs) + shift`, lane by
+/// lane (`bits` and `signs` are `f32` bit patterns): the AVX2 kernel loads
+/// `bits` and `signs` as whole vectors, one `xor` and one `add` away from
+/// the codeword. An arm whose codewords have no such form returns the
+/// codeword's bits, no signs and a zero shift (adding `+0` changes no value
+/// but a `-0`, the same on every backend).
 pub(crate) trait BlockDecoder: Copy + Send + Sync {
     /// Bytes per block code.
     const CODE_BYTES: usize;
     /// The codeword of the code in `code` (`CODE_BYTES` bytes), before the
-    /// vector's scale: exact, as the quantizer's decoder gives it.
-    fn decode(self, code: &[u8]) -> [f32; 8];
+    /// vector's scale, in the form above.
+    fn parts(self, code: &[u8]) -> BlockParts;
+
+    /// The codeword itself: lane `i` is `f32::from_bits(bits[i] ^ signs[i]) + shift`.
+    #[inline(always)]
+    fn decode(self, code: &[u8]) -> [f32; 8] {
+        let p = self.parts(code);
+        core::array::from_fn(|i| f32::from_bits(p.bits[i] ^ p.signs[i]) + p.shift)
+    }
+}
+
+/// A block's codeword as the kernels take it ([`BlockDecoder`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockParts {
+    /// `f32` bits of the magnitudes (or of the whole codeword).
+    pub(crate) bits: [u32; 8],
+    /// Sign bits to flip (`0x8000_0000` per negative lane; all 0 for an
+    /// arm that gives the whole codeword in `bits`).
+    pub(crate) signs: [u32; 8],
+    /// Added to every lane: the E8P shift, or 0.
+    pub(crate) shift: f32,
 }
 
 /// The 2-bit arm: 16-bit E8P codes ([`e8p`](super::e8p)).
@@ -181,18 +207,19 @@ impl BlockDecoder for E8pBlocks {
     const CODE_BYTES: usize = 2;
 
     /// [`e8p::decode`](super::e8p::decode) from tables: the same values bit
-    /// for bit (every step is exact), in a form the compiler vectorizes.
+    /// for bit (every step is exact).
     #[inline(always)]
-    fn decode(self, code: &[u8]) -> [f32; 8] {
+    fn parts(self, code: &[u8]) -> BlockParts {
         let code = u16::from_le_bytes([code[0], code[1]]);
         let index = usize::from((code >> 7) & 0xFF);
         let signs = u32::from(code & 0x7F);
         let last = (signs.count_ones() + u32::from(TABLES.parity[index])) & 1;
         let negative = (signs | (last << 7)) as usize;
-        let shift = if code & 0x8000 == 0 { 0.25 } else { -0.25 };
-        let a = &PATTERN_BITS[index];
-        let s = &SIGN_BITS[negative];
-        core::array::from_fn(|i| f32::from_bits(a[i] ^ s[i]) + shift)
+        BlockParts {
+            bits: PATTERN_BITS[index],
+            signs: SIGN_BITS[negative],
+            shift: if code & 0x8000 == 0 { 0.25 } else { -0.25 },
+        }
     }
 }
 

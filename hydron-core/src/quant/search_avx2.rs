@@ -6,12 +6,14 @@
 //! separate multiply and add per lane, no FMA; the lanes summed by
 //! [`lane_sum`]), so the distances are the scalar kernel's bit for bit.
 //! Compiled with `#[target_feature(enable = "avx2")]` and entered only
-//! through the [`Avx2`] token, which only run-time detection makes. The
-//! block decoder ([`BlockDecoder::decode`]) is inlined into it, so it is
-//! compiled with AVX2 too.
+//! through the [`Avx2`] token, which only run-time detection makes. A
+//! block's codeword comes from its [`BlockDecoder::parts`] as two whole
+//! vectors (the magnitudes' bits and the sign bits), one `xor` and one
+//! `add` away from it; the scalar kernel takes the same steps lane by lane.
 
 use core::arch::x86_64::{
-    __m256, _mm256_add_ps, _mm256_mul_ps, _mm256_set1_ps, _mm256_setzero_ps, _mm256_sub_ps,
+    __m256i, _mm256_add_ps, _mm256_castsi256_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set1_ps,
+    _mm256_setzero_ps, _mm256_sub_ps, _mm256_xor_si256,
 };
 
 use super::e8p_avx2::Avx2;
@@ -118,20 +120,33 @@ fn group<D: BlockDecoder, const L2: bool, const G: usize>(
     scale: f32,
     q0: usize,
 ) -> [f32; G] {
-    let rows: [&[f32]; G] = core::array::from_fn(|j| job.query(q0 + j));
+    let padded = 8 * job.blocks;
+    assert!(
+        (q0 + G) * padded <= job.queries.len() && code.len() == job.blocks * D::CODE_BYTES,
+        "search_avx2::group: queries or code out of range"
+    );
+    let base = job.queries[q0 * padded..].as_ptr();
     let s = _mm256_set1_ps(scale);
     let mut acc = [_mm256_setzero_ps(); G];
     for (b, bytes) in code.chunks_exact(D::CODE_BYTES).enumerate() {
-        let c: __m256 = bytemuck::cast(decoder.decode(bytes));
+        let p = decoder.parts(bytes);
+        let bits: __m256i = bytemuck::cast(p.bits);
+        let signs: __m256i = bytemuck::cast(p.signs);
+        let c = _mm256_add_ps(
+            _mm256_castsi256_ps(_mm256_xor_si256(bits, signs)),
+            _mm256_set1_ps(p.shift),
+        );
         let y = _mm256_mul_ps(c, s);
-        for j in 0..G {
-            let q: [f32; 8] = rows[j][8 * b..8 * b + 8].try_into().unwrap_or([0.0; 8]);
-            let q: __m256 = bytemuck::cast(q);
-            acc[j] = if L2 {
+        for (j, acc) in acc.iter_mut().enumerate() {
+            // SAFETY: `j < G` and `b < blocks`, so the 8 floats at
+            // `j · padded + 8b` are inside `queries[q0 · padded..(q0 + G) ·
+            // padded]`, which the assertion above checked is in bounds.
+            let q = unsafe { _mm256_loadu_ps(base.add(j * padded + 8 * b)) };
+            *acc = if L2 {
                 let d = _mm256_sub_ps(q, y);
-                _mm256_add_ps(acc[j], _mm256_mul_ps(d, d))
+                _mm256_add_ps(*acc, _mm256_mul_ps(d, d))
             } else {
-                _mm256_add_ps(acc[j], _mm256_mul_ps(q, y))
+                _mm256_add_ps(*acc, _mm256_mul_ps(q, y))
             };
         }
     }
