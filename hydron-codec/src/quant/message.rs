@@ -198,6 +198,15 @@ pub fn decode(input: &[u8]) -> Result<LatticeCodes, CodecError> {
             ),
         ));
     }
+    if let Some(b) = super::first_bad_code(&params, code_bytes) {
+        // The code bytes end where the scales' length starts.
+        let first = (scales_at - code_bytes.len()) as u64;
+        return Err(bad(
+            Some(first + b.row * size + 4 * b.block as u64),
+            Some(b.row),
+            b.detail(),
+        ));
+    }
     let scale_bytes = wire::read_array(input, scales_at, 4, 4, "bytes: 4 per float32 scale")?;
     let expected = if params.has_scales() { count } else { 0 };
     let n = scale_bytes.len() as u64 / 4;
@@ -392,6 +401,28 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn a_32_bit_code_past_the_shell_names_its_row_and_offset() {
+        let c = LatticeCodes::from_gf8(&hydron_core::E8_ROOTS[..3], 4).unwrap();
+        let mut b = encode(&c).unwrap();
+        // Vector 2's code starts at 64 + 23 + 1 (the length) + 8.
+        b[96..100].copy_from_slice(&hydron_core::quant::shell::SHAPES.to_le_bytes());
+        let err = decode(&b).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                CodecError::BadCodes {
+                    offset: Some(96),
+                    row: Some(2),
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        b[96..100].copy_from_slice(&(1u32 << 28).to_le_bytes());
+        assert!(decode(&b).unwrap_err().to_string().contains("gain bits"));
     }
 
     #[test]

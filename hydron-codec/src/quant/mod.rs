@@ -40,7 +40,8 @@
 #[cfg(feature = "fory-messages")]
 mod message;
 
-use hydron_core::quant::{LatticeQuantizer, QuantCodes, QuantError, ScaleMode};
+use hydron_core::quant::{shell, LatticeQuantizer, QuantCodes, QuantError, ScaleMode};
+use hydron_core::{gf8_codes, Gf8};
 
 use crate::CodecError;
 
@@ -361,6 +362,9 @@ impl LatticeCodes {
                 ),
             ));
         }
+        if let Some(bad_code) = first_bad_code(&params, &codes.codes) {
+            return Err(bad(None, Some(bad_code.row), bad_code.detail()));
+        }
         check_scales(
             &params,
             (codes.codes.len() / size) as u64,
@@ -368,6 +372,78 @@ impl LatticeCodes {
             None,
         )?;
         Ok(LatticeCodes { params, codes })
+    }
+
+    /// The codes of [`Gf8`] vectors at `bits` per coordinate (2: 16-bit
+    /// codes, [`Gf8::code16`]; 4: 32-bit codes, [`Gf8::code32`]), with
+    /// [`CodesParams::gf8`].
+    ///
+    /// # Errors
+    /// [`CodecError::BadCodes`] for `bits` other than 2 or 4.
+    ///
+    /// ```
+    /// use hydron_codec::quant::LatticeCodes;
+    /// use hydron_core::E8_ROOTS;
+    /// let c = LatticeCodes::from_gf8(&E8_ROOTS, 4)?;
+    /// assert_eq!(c.codes().codes.len(), 4 * 240);
+    /// let back = c.decode_gf8()?;
+    /// assert!(back.iter().zip(&E8_ROOTS).all(|(a, b)| a.geodesic_distance(*b) < 0.29));
+    /// # Ok::<(), hydron_codec::CodecError>(())
+    /// ```
+    pub fn from_gf8(vectors: &[Gf8], bits: u8) -> Result<LatticeCodes, CodecError> {
+        let params = CodesParams::gf8(bits)?;
+        let codes = if bits == 2 {
+            gf8_codes::encode16(vectors)
+                .iter()
+                .flat_map(|c| c.to_le_bytes())
+                .collect()
+        } else {
+            gf8_codes::encode32(vectors)
+                .iter()
+                .flat_map(|c| c.to_le_bytes())
+                .collect()
+        };
+        Ok(LatticeCodes {
+            params,
+            codes: QuantCodes {
+                codes,
+                scales: Vec::new(),
+            },
+        })
+    }
+
+    /// The unit vectors of [`CodesScale::Direction`] codes.
+    ///
+    /// # Errors
+    /// [`CodecError::BadCodes`] for codes of another scale mode.
+    pub fn decode_gf8(&self) -> Result<Vec<Gf8>, CodecError> {
+        if self.params.scale != CodesScale::Direction {
+            return Err(bad(
+                None,
+                None,
+                format!(
+                    "{} codes of dimension {} are not Gf8 codes (direction scale mode); decode them \
+                     with their quantizer",
+                    self.params.scale.name(),
+                    self.params.dim
+                ),
+            ));
+        }
+        let bytes = &self.codes.codes;
+        Ok(if self.params.bits == 2 {
+            bytes
+                .chunks_exact(2)
+                .map(|b| Gf8::from_code16(u16::from_le_bytes([b[0], b[1]])))
+                .collect()
+        } else {
+            bytes
+                .chunks_exact(4)
+                .map(|b| {
+                    Gf8::from_code32(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .expect("checked when the codes were made")
+                })
+                .collect()
+        })
     }
 
     /// The codes `quantizer` gave (its [`encode`](LatticeQuantizer::encode)),
@@ -409,6 +485,61 @@ impl LatticeCodes {
     pub fn count(&self) -> u64 {
         (self.codes.codes.len() / self.params.code_size()) as u64
     }
+}
+
+/// A block code that is not a code: where, and what.
+pub(crate) struct BadCode {
+    pub(crate) row: u64,
+    pub(crate) block: usize,
+    pub(crate) code: u32,
+    direction: bool,
+}
+
+impl BadCode {
+    pub(crate) fn detail(&self) -> String {
+        if self.direction {
+            format!(
+                "block {}: 0x{:08x} is not a 32-bit Gf8 code (its gain bits 28-31 must be 0 and \
+                 its shape index below {})",
+                self.block,
+                self.code,
+                shell::SHAPES
+            )
+        } else {
+            format!(
+                "block {}: 0x{:08x} is not an E8 shell code (its shape index, bits 0-27, must \
+                 be below {})",
+                self.block,
+                self.code,
+                shell::SHAPES
+            )
+        }
+    }
+}
+
+/// The first block code that is not a code: 32-bit codes must name a
+/// shell point (and, for [`CodesScale::Direction`], have gain 0); every
+/// 16-bit value is an E8P code.
+pub(crate) fn first_bad_code(params: &CodesParams, bytes: &[u8]) -> Option<BadCode> {
+    if params.bits != 4 {
+        return None;
+    }
+    let direction = params.scale == CodesScale::Direction;
+    let blocks = params.code_size() / 4;
+    bytes.chunks_exact(4).enumerate().find_map(|(i, b)| {
+        let code = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let ok = if direction {
+            gf8_codes::first_invalid32(&[code]).is_none()
+        } else {
+            shell::is_valid(code)
+        };
+        (!ok).then_some(BadCode {
+            row: (i / blocks) as u64,
+            block: i % blocks,
+            code,
+            direction,
+        })
+    })
 }
 
 /// A [`CodecError::BadCodes`].
