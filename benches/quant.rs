@@ -6,10 +6,19 @@
 //! - `e8p_decode`: code → block.
 //! - `quantizer_384`: `LatticeQuantizer` encode and decode of 384-dim
 //!   Gaussian vectors (rotation and per-vector scale on), per vector.
+//! - `search_1m_384`: `LatticeQuantizer::search` of one batch of 16
+//!   queries (k = 10, L2 and inner product) over 1M codes of 384-dim
+//!   vectors at 2 bits, on each available backend (`scalar`, `avx2+fma`),
+//!   on all threads with `--features parallel` (the `one-thread` entries
+//!   run in a pool of one thread). The codes are random (every 16-bit code
+//!   is a codeword; the scales are random too): the search does the same
+//!   work on any codes, and encoding 1M vectors would take seconds.
+//!   Throughput is in vectors searched per query.
 //!
 //! ```text
 //! cargo bench --bench quant                   # scalar encoder only
 //! cargo bench --features simd --bench quant   # + AVX2
+//! cargo bench --features simd,parallel --bench quant -- search   # + all cores
 //! ```
 
 mod common;
@@ -19,7 +28,7 @@ use std::hint::black_box;
 use common::Rng;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use hydron_core::batch::{self, Backend};
-use hydron_core::quant::{e8p, LatticeQuantizer, GAUSSIAN_SCALE};
+use hydron_core::quant::{e8p, LatticeQuantizer, Metric, QuantCodes, GAUSSIAN_SCALE};
 
 /// Blocks per batch.
 const BLOCKS: usize = 4096;
@@ -70,5 +79,54 @@ fn quantizer(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, encode, quantizer);
+fn search(c: &mut Criterion) {
+    let dim = 384;
+    let n = 1_000_000;
+    let queries = 16;
+    let q = LatticeQuantizer::new(dim, 2, 1).expect("2 bits");
+    let mut rng = Rng(5);
+    let codes = QuantCodes {
+        codes: (0..n * q.code_size())
+            .map(|_| ((rng.next_f32() + 1.0) * 128.0) as u8)
+            .collect(),
+        scales: (0..n).map(|_| 1.0 + 0.5 * rng.next_f32()).collect(),
+    };
+    let x = gaussian(&mut rng, dim * queries);
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool of one thread");
+    let mut group = c.benchmark_group("search_1m_384");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements((n * queries) as u64));
+    for backend in batch::backends().filter(|b| *b != Backend::Portable) {
+        for (metric, name) in [(Metric::L2, "l2"), (Metric::InnerProduct, "ip")] {
+            let run = || {
+                q.search_codes_with(
+                    backend,
+                    &codes.codes,
+                    &codes.scales,
+                    black_box(&x),
+                    10,
+                    metric,
+                )
+            };
+            group.bench_function(
+                BenchmarkId::new(format!("{name}/{}", backend.name()), queries),
+                |b| {
+                    b.iter(run);
+                },
+            );
+            if cfg!(feature = "parallel") {
+                group.bench_function(
+                    BenchmarkId::new(format!("{name}/{}/one-thread", backend.name()), queries),
+                    |b| b.iter(|| one_thread.install(run)),
+                );
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, encode, quantizer, search);
 criterion_main!(benches);
