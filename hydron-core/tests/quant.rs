@@ -549,9 +549,9 @@ fn quantizer_errors_name_the_place() {
         LatticeQuantizer::new(0, 2, 0),
         Err(QuantError::ZeroDimension)
     );
-    let err = LatticeQuantizer::new(8, 4, 0).unwrap_err();
-    assert_eq!(err, QuantError::UnsupportedBits { bits: 4 });
-    assert!(err.to_string().contains("4 is planned but not built yet"));
+    let err = LatticeQuantizer::new(8, 3, 0).unwrap_err();
+    assert_eq!(err, QuantError::UnsupportedBits { bits: 3 });
+    assert!(err.to_string().contains("2 and 4 are"));
     let q = LatticeQuantizer::new(5, 2, 0).unwrap();
     assert_eq!(
         q.encode(&[0.0; 7]),

@@ -8,7 +8,7 @@ mod common;
 use std::sync::OnceLock;
 
 use common::SplitMix64;
-use hydron_core::quant::shell;
+use hydron_core::quant::{shell, LatticeQuantizer, QuantError, ScaleMode};
 use hydron_core::Gf8Error;
 
 // ---------------------------------------------------------------- leaders
@@ -16,7 +16,10 @@ use hydron_core::Gf8Error;
 /// `240 · σ₃(98)`: the number of E8 vectors of squared norm 196 (the
 /// coefficient of the E8 theta series, `240 σ₃(m)` at norm `2m`).
 fn theta_coefficient() -> u64 {
-    240 * (1..=98u64).filter(|d| 98 % d == 0).map(|d| d.pow(3)).sum::<u64>()
+    240 * (1..=98u64)
+        .filter(|d| 98 % d == 0)
+        .map(|d| d.pow(3))
+        .sum::<u64>()
 }
 
 #[test]
@@ -26,7 +29,10 @@ fn leaders_are_the_whole_shell() {
     let mut previous: Option<[u8; 8]> = None;
     for k in 0..shell::LEADERS {
         let l = shell::leader(k);
-        assert!(l.windows(2).all(|w| w[0] >= w[1]), "leader {k} {l:?} not sorted");
+        assert!(
+            l.windows(2).all(|w| w[0] >= w[1]),
+            "leader {k} {l:?} not sorted"
+        );
         assert_eq!(l.iter().map(|&v| u32::from(v).pow(2)).sum::<u32>(), 784);
         let odd = l[0] % 2;
         assert!(l.iter().all(|&v| v % 2 == odd), "leader {k} mixes parities");
@@ -44,7 +50,13 @@ fn leaders_are_the_whole_shell() {
         let signs = (0..256u32)
             .filter(|s| {
                 let p: Vec<i32> = (0..8)
-                    .map(|i| if s >> i & 1 == 1 { -i32::from(a[i]) } else { i32::from(a[i]) })
+                    .map(|i| {
+                        if s >> i & 1 == 1 {
+                            -i32::from(a[i])
+                        } else {
+                            i32::from(a[i])
+                        }
+                    })
                     .collect();
                 let zero_sign = (0..8).any(|i| a[i] == 0 && s >> i & 1 == 1);
                 !zero_sign && p.iter().sum::<i32>().rem_euclid(4) == 0
@@ -83,10 +95,18 @@ fn permutations(v: &[u8; 8], f: &mut impl FnMut(&[u8; 8])) {
 
 /// Checks that `p` is a point of the shell.
 fn assert_on_shell(p: &[i8; 8], what: &str) {
-    assert_eq!(p.iter().map(|&v| i32::from(v).pow(2)).sum::<i32>(), 784, "{what}: {p:?}");
+    assert_eq!(
+        p.iter().map(|&v| i32::from(v).pow(2)).sum::<i32>(),
+        784,
+        "{what}: {p:?}"
+    );
     let odd = p[0].rem_euclid(2);
     assert!(p.iter().all(|v| v.rem_euclid(2) == odd), "{what}: {p:?}");
-    assert_eq!(p.iter().map(|&v| i32::from(v)).sum::<i32>().rem_euclid(4), 0, "{what}: {p:?}");
+    assert_eq!(
+        p.iter().map(|&v| i32::from(v)).sum::<i32>().rem_euclid(4),
+        0,
+        "{what}: {p:?}"
+    );
 }
 
 #[test]
@@ -156,7 +176,10 @@ fn every_leader_ranks_random_points() {
 
 #[test]
 fn points_off_the_shell_have_no_index() {
-    assert_eq!(shell::shape_index(&[28, 0, 0, 0, 0, 0, 0, 0]), Some(shell::SHAPES - 2));
+    assert_eq!(
+        shell::shape_index(&[28, 0, 0, 0, 0, 0, 0, 0]),
+        Some(shell::SHAPES - 2)
+    );
     // Wrong norm.
     assert_eq!(shell::shape_index(&[26, 0, 0, 0, 0, 0, 0, 0]), None);
     // Mixed parities.
@@ -220,7 +243,10 @@ fn brute_force_best(x: &[f32; 8]) -> f64 {
 }
 
 fn dot(x: &[f32; 8], p: &[i8; 8]) -> f64 {
-    x.iter().zip(p).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum()
+    x.iter()
+        .zip(p)
+        .map(|(&a, &b)| f64::from(a) * f64::from(b))
+        .sum()
 }
 
 /// Blocks with ties and zeros as well as Gaussian ones.
@@ -252,7 +278,10 @@ fn shape_encoder_matches_brute_force() {
         // test blocks are in the range where f64 sums are exact.
         assert_eq!(ours, best, "block {b}: {x:?} got {p:?}");
         // The code's gain half picks the same shape.
-        assert_eq!(shell::encode(x).unwrap() & ((1 << shell::SHAPE_BITS) - 1), index);
+        assert_eq!(
+            shell::encode(x).unwrap() & ((1 << shell::SHAPE_BITS) - 1),
+            index
+        );
     }
 }
 
@@ -282,9 +311,15 @@ fn whole_shell_brute_force() {
 fn encode_refuses_nan_and_infinity() {
     let mut x = [0.5f32; 8];
     x[3] = f32::NAN;
-    assert_eq!(shell::encode(&x), Err(Gf8Error::NotANumber { coordinate: 3 }));
+    assert_eq!(
+        shell::encode(&x),
+        Err(Gf8Error::NotANumber { coordinate: 3 })
+    );
     x[3] = f32::NEG_INFINITY;
-    assert!(matches!(shell::encode_shape(&x), Err(Gf8Error::Infinite { coordinate: 3, .. })));
+    assert!(matches!(
+        shell::encode_shape(&x),
+        Err(Gf8Error::Infinite { coordinate: 3, .. })
+    ));
     let mut out = [0u32; 2];
     let err = shell::encode_into(&[[0.0; 8], x], &mut out).unwrap_err();
     assert_eq!(err.index, 1);
@@ -294,7 +329,8 @@ fn encode_refuses_nan_and_infinity() {
 fn codewords_encode_to_themselves() {
     let mut rng = SplitMix64(0x5EED_0004);
     for _ in 0..2000 {
-        let code = (rng.next_u64() as u32 & 0xF000_0000) | (rng.next_u64() % u64::from(shell::SHAPES)) as u32;
+        let code = (rng.next_u64() as u32 & 0xF000_0000)
+            | (rng.next_u64() % u64::from(shell::SHAPES)) as u32;
         let y = shell::decode(code);
         assert_eq!(shell::encode(&y).unwrap(), code, "{y:?}");
     }
@@ -346,7 +382,11 @@ fn gain_levels_lloyd() {
     }
     for _ in 0..10_000 {
         let next = lloyd_step(&levels, &samples);
-        let moved = next.iter().zip(&levels).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        let moved = next
+            .iter()
+            .zip(&levels)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
         levels = next;
         if moved < 1e-7 {
             break;
@@ -405,4 +445,169 @@ fn gaussian_nmse() {
     let nmse = block_nmse(200_000, 0x5EED_0006);
     eprintln!("shell code, 200,000 N(0, 1) blocks: NMSE {nmse:.5}");
     assert!(nmse <= 0.0070, "NMSE {nmse}");
+}
+
+// ---------------------------------------------------------------- quantizer
+
+/// `n` seeded vectors of `dim` i.i.d. N(0, 1) coordinates.
+fn gaussian_vectors(n: usize, dim: usize, seed: u64) -> Vec<f32> {
+    let mut rng = SplitMix64(seed);
+    let mut out = Vec::with_capacity(n * dim + 8);
+    while out.len() < n * dim {
+        out.extend(rng.gaussian8());
+    }
+    out.truncate(n * dim);
+    out
+}
+
+fn nmse(x: &[f32], y: &[f32]) -> f64 {
+    let err: f64 = x.iter().zip(y).map(|(a, b)| f64::from(a - b).powi(2)).sum();
+    let energy: f64 = x.iter().map(|a| f64::from(*a).powi(2)).sum();
+    err / energy
+}
+
+#[test]
+fn quantizer_at_4_bits_384_d_gaussian() {
+    // 2,100 vectors of 48 blocks: 100,800 blocks, rotated, per-vector scale.
+    let q = LatticeQuantizer::new(384, 4, 7).unwrap();
+    assert_eq!((q.bits_per_dim(), q.code_size()), (4, 192));
+    assert!(q.rotation().is_some());
+    let x = gaussian_vectors(2100, 384, 0x5EED_0007);
+    let codes = q.encode(&x).unwrap();
+    assert_eq!((codes.codes.len(), codes.scales.len()), (2100 * 192, 2100));
+    let e = nmse(&x, &q.decode(&codes).unwrap());
+    eprintln!("LatticeQuantizer 4 bits, 384-d Gaussian, rotated: NMSE {e:.5}");
+    assert!(e <= 0.0070, "NMSE {e}");
+}
+
+#[test]
+fn quantizer_at_4_bits_8_d_gaussian() {
+    // 100,000 vectors of one block, no rotation, per-vector scale.
+    let q = LatticeQuantizer::new(8, 4, 0).unwrap();
+    assert!(q.rotation().is_none());
+    let x = gaussian_vectors(100_000, 8, 0x5EED_0008);
+    let codes = q.encode(&x).unwrap();
+    let e = nmse(&x, &q.decode(&codes).unwrap());
+    eprintln!("LatticeQuantizer 4 bits, 8-d Gaussian: NMSE {e:.5}");
+    assert!(e <= 0.0070, "NMSE {e}");
+    // Each code is the shell code of the vector over its scale.
+    for (v, (x, code)) in x
+        .chunks_exact(8)
+        .zip(codes.codes.chunks_exact(4))
+        .take(1000)
+        .enumerate()
+    {
+        let s = codes.scales[v];
+        let block: [f32; 8] = core::array::from_fn(|i| (f64::from(x[i]) / f64::from(s)) as f32);
+        assert_eq!(
+            u32::from_le_bytes(code.try_into().unwrap()),
+            shell::encode(&block).unwrap()
+        );
+        let norm = x.iter().map(|a| f64::from(*a).powi(2)).sum::<f64>().sqrt();
+        assert_eq!(s, (norm / 8f64.sqrt()) as f32);
+    }
+}
+
+#[test]
+fn quantizer_at_4_bits_unit_mode_and_padding() {
+    let q = LatticeQuantizer::new(20, 4, 3)
+        .unwrap()
+        .with_scale(ScaleMode::Unit);
+    assert_eq!(q.code_size(), 12);
+    let mut x = gaussian_vectors(500, 20, 0x5EED_0009);
+    for v in x.chunks_exact_mut(20) {
+        let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|a| *a /= n);
+    }
+    let codes = q.encode(&x).unwrap();
+    assert!(codes.scales.is_empty());
+    let e = nmse(&x, &q.decode(&codes).unwrap());
+    assert!(e < 0.012, "NMSE {e}");
+    // The same vectors with a per-vector scale: the scale only helps.
+    let p = LatticeQuantizer::new(20, 4, 3).unwrap();
+    let e2 = nmse(&x, &p.decode(&p.encode(&x).unwrap()).unwrap());
+    assert!(e2 <= e * 1.05, "{e2} vs {e}");
+    // The zero vector decodes to zero.
+    assert_eq!(
+        p.decode(&p.encode(&[0.0; 20]).unwrap()).unwrap(),
+        vec![0.0; 20]
+    );
+}
+
+#[test]
+fn quantizer_at_4_bits_errors_name_the_place() {
+    let q = LatticeQuantizer::new(12, 4, 0).unwrap();
+    let mut x = vec![0.5f32; 36];
+    x[12 + 5] = f32::NAN;
+    assert_eq!(
+        q.encode(&x),
+        Err(QuantError::NotANumber {
+            vector: 1,
+            coordinate: 5
+        })
+    );
+    x[12 + 5] = 0.5;
+    let mut codes = q.encode(&x).unwrap();
+    assert_eq!(codes.codes.len(), 24);
+    // Vector 2, block 1: shape index SHAPES, no point.
+    let bad = shell::SHAPES.to_le_bytes();
+    codes.codes[2 * 8 + 4..2 * 8 + 8].copy_from_slice(&bad);
+    let err = q.decode(&codes).unwrap_err();
+    assert_eq!(
+        err,
+        QuantError::InvalidCode {
+            vector: 2,
+            block: 1
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "vector 2, block 1: the code names no point of the E8 shell"
+    );
+    codes.codes.truncate(22);
+    assert_eq!(
+        q.decode(&codes),
+        Err(QuantError::CodesLength {
+            len: 22,
+            code_size: 8
+        })
+    );
+    let short = hydron_core::quant::QuantCodes {
+        codes: vec![0; 16],
+        scales: vec![1.0],
+    };
+    assert_eq!(
+        q.decode(&short),
+        Err(QuantError::ScaleCount {
+            scales: 1,
+            vectors: 2,
+            expected: 2
+        })
+    );
+}
+
+#[test]
+fn quantizer_at_4_bits_large_batches_match_small_ones() {
+    // Large enough for the parallel split (with `parallel`): the same
+    // codes as vector by vector.
+    let q = LatticeQuantizer::new(64, 4, 11).unwrap();
+    let x = gaussian_vectors(1200, 64, 0x5EED_000A);
+    let all = q.encode(&x).unwrap();
+    for (v, chunk) in x.chunks_exact(64).enumerate().step_by(37) {
+        let one = q.encode(chunk).unwrap();
+        assert_eq!(one.codes, all.codes[v * 32..(v + 1) * 32], "vector {v}");
+        assert_eq!(one.scales[0], all.scales[v]);
+    }
+    let y = q.decode(&all).unwrap();
+    for (v, chunk) in all.codes.chunks_exact(32).enumerate().step_by(41) {
+        let one = hydron_core::quant::QuantCodes {
+            codes: chunk.to_vec(),
+            scales: vec![all.scales[v]],
+        };
+        assert_eq!(
+            q.decode(&one).unwrap(),
+            y[v * 64..(v + 1) * 64],
+            "vector {v}"
+        );
+    }
 }

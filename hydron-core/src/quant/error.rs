@@ -16,10 +16,8 @@
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum QuantError {
-    /// A rate other than 2 bits per coordinate was asked for.
-    #[error(
-        "{bits} bits per coordinate is not supported: 2 is built (4 is planned but not built yet)"
-    )]
+    /// A rate other than 2 or 4 bits per coordinate was asked for.
+    #[error("{bits} bits per coordinate is not supported: 2 and 4 are")]
     UnsupportedBits {
         /// The rate that was asked for.
         bits: u32,
@@ -95,6 +93,15 @@ pub enum QuantError {
     /// neighbours.
     #[error("k must be at least 1 (the number of neighbours per query)")]
     ZeroK,
+    /// A 4-bit block code names no point: its shape index (bits 0–27) is
+    /// not below [`shell::SHAPES`](super::shell::SHAPES).
+    #[error("vector {vector}, block {block}: the code names no point of the E8 shell")]
+    InvalidCode {
+        /// Index of the vector.
+        vector: usize,
+        /// Index of the 8-dim block in the vector.
+        block: usize,
+    },
     /// A scale is negative, NaN or infinite.
     #[error("vector {vector}: scale {value} is not a finite non-negative number")]
     InvalidScale {

@@ -1,7 +1,9 @@
-//! [`LatticeQuantizer`]: vectors of any dimension to E8P codes and back.
+//! [`LatticeQuantizer`]: vectors of any dimension to E8P codes (2 bits
+//! per coordinate) or E8 shell codes (4 bits) and back.
 
 use super::e8p;
 use super::hadamard::Rotation;
+use super::shell;
 use super::QuantError;
 
 /// The step of the codebook for coordinates of unit variance: a block
@@ -15,6 +17,11 @@ use super::QuantError;
 /// `--ignored`). The always-on test `gaussian_scale_is_a_minimum` checks
 /// that 2% either way is worse.
 pub const GAUSSIAN_SCALE: f32 = 0.964;
+
+/// The same step at 4 bits per coordinate: 1. The [`shell`] code's gain
+/// levels are fitted to blocks of i.i.d. N(0, 1) coordinates, so the
+/// vector is only brought to unit variance per coordinate.
+pub const SHELL_SCALE: f32 = 1.0;
 
 /// With the `parallel` feature, [`LatticeQuantizer::encode_into`] and
 /// [`LatticeQuantizer::decode_into`] split batches of at least twice this
@@ -30,21 +37,21 @@ pub const PARALLEL_MIN_BLOCKS: usize = 2048;
 #[non_exhaustive]
 pub enum ScaleMode {
     /// One `f32` (4 bytes) per vector, stored beside the codes:
-    /// `‖x‖ / √d_padded · GAUSSIAN_SCALE`, where `d_padded` is the
-    /// dimension padded to a multiple of 8. Vectors of any norm work; the
-    /// zero vector has scale 0.
+    /// `‖x‖ / √d_padded · GAUSSIAN_SCALE` ([`SHELL_SCALE`] at 4 bits),
+    /// where `d_padded` is the dimension padded to a multiple of 8. Vectors
+    /// of any norm work; the zero vector has scale 0.
     #[default]
     PerVector,
     /// No scale is stored: every vector is taken to have norm 1 and is
-    /// scaled by `GAUSSIAN_SCALE / √d_padded`. Vectors of other norms are
+    /// scaled by `GAUSSIAN_SCALE / √d_padded` ([`SHELL_SCALE`] at 4 bits). Vectors of other norms are
     /// encoded the same way (coordinates beyond the `f32` range after
     /// scaling saturate), with a larger relative error far from norm 1.
     Unit,
 }
 
 /// Codes of a batch: [`code_size`](LatticeQuantizer::code_size) bytes per
-/// vector (each 8-dim block's 16-bit E8P code, little-endian, blocks in
-/// order), and one scale per vector ([`ScaleMode::PerVector`]) or none
+/// vector (each 8-dim block's 16-bit E8P code, or at 4 bits its 32-bit
+/// [`shell`] code, little-endian, blocks in order), and one scale per vector ([`ScaleMode::PerVector`]) or none
 /// ([`ScaleMode::Unit`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QuantCodes {
@@ -55,13 +62,14 @@ pub struct QuantCodes {
 }
 
 /// A lattice quantizer: `dim`-dimensional `f32` vectors to E8P codes, at 2
-/// bits per coordinate, with no training.
+/// bits per coordinate, or to E8 shell codes, at 4, with no training.
 ///
 /// Encoding a vector: pad it with zeros to a multiple of 8 (`d_padded`),
 /// rotate it ([`Rotation`], seeded; on by default when `dim > 8`), divide
 /// it by its scale ([`ScaleMode`]), and give each 8-dim block the code of
-/// its nearest E8P codeword ([`e8p::encode`], exact). Decoding runs the
-/// steps backwards and drops the padding.
+/// its nearest E8P codeword ([`e8p::encode`], exact), or at 4 bits its
+/// [`shell`] code ([`shell::encode`]: the nearest of its codes). Decoding
+/// runs the steps backwards and drops the padding.
 ///
 /// ```
 /// use hydron_core::quant::LatticeQuantizer;
@@ -80,6 +88,7 @@ pub struct QuantCodes {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LatticeQuantizer {
     dim: usize,
+    bits: u32,
     blocks: usize,
     seed: u64,
     rotation: Option<Rotation>,
@@ -93,26 +102,28 @@ impl LatticeQuantizer {
     ///
     /// # Errors
     /// [`QuantError::ZeroDimension`] for `dim == 0`;
-    /// [`QuantError::UnsupportedBits`] for any rate but 2.
+    /// [`QuantError::UnsupportedBits`] for any rate but 2 and 4.
     ///
     /// ```
     /// use hydron_core::quant::{LatticeQuantizer, QuantError};
     ///
     /// assert!(LatticeQuantizer::new(8, 2, 0)?.rotation().is_none());
     /// assert!(LatticeQuantizer::new(9, 2, 0)?.rotation().is_some());
-    /// assert_eq!(LatticeQuantizer::new(8, 4, 0), Err(QuantError::UnsupportedBits { bits: 4 }));
+    /// assert_eq!(LatticeQuantizer::new(9, 4, 0)?.code_size(), 8); // 2 blocks of 32 bits
+    /// assert_eq!(LatticeQuantizer::new(8, 3, 0), Err(QuantError::UnsupportedBits { bits: 3 }));
     /// # Ok::<(), QuantError>(())
     /// ```
     pub fn new(dim: usize, bits_per_dim: u32, seed: u64) -> Result<LatticeQuantizer, QuantError> {
         if dim == 0 {
             return Err(QuantError::ZeroDimension);
         }
-        if bits_per_dim != 2 {
+        if bits_per_dim != 2 && bits_per_dim != 4 {
             return Err(QuantError::UnsupportedBits { bits: bits_per_dim });
         }
         let blocks = dim.div_ceil(8);
         let q = LatticeQuantizer {
             dim,
+            bits: bits_per_dim,
             blocks,
             seed,
             rotation: None,
@@ -156,11 +167,11 @@ impl LatticeQuantizer {
         self.dim
     }
 
-    /// Bits per coordinate (of the padded vector): 2.
+    /// Bits per coordinate (of the padded vector): 2 or 4.
     #[must_use]
     #[inline]
     pub fn bits_per_dim(&self) -> u32 {
-        2
+        self.bits
     }
 
     /// The seed of the rotation.
@@ -198,11 +209,35 @@ impl LatticeQuantizer {
         8 * self.blocks
     }
 
-    /// Code bytes per vector: 2 per block (the scale is separate).
+    /// Code bytes per vector: 2 per block at 2 bits, 4 at 4 bits (the
+    /// scale is separate).
     #[must_use]
     #[inline]
     pub fn code_size(&self) -> usize {
-        2 * self.blocks
+        self.block_bytes() * self.blocks
+    }
+
+    /// Code bytes per block: 2 or 4.
+    #[inline]
+    fn block_bytes(&self) -> usize {
+        self.bits as usize
+    }
+
+    /// `GAUSSIAN_SCALE` or [`SHELL_SCALE`], as the rate asks.
+    #[inline]
+    fn step(&self) -> f64 {
+        f64::from(if self.bits == 4 {
+            SHELL_SCALE
+        } else {
+            GAUSSIAN_SCALE
+        })
+    }
+
+    /// The scale of every vector in [`ScaleMode::Unit`]:
+    /// `step / √d_padded`.
+    #[inline]
+    pub(crate) fn unit_scale(&self) -> f64 {
+        self.step() / (self.padded_dim() as f64).sqrt()
     }
 
     /// Encodes a batch of vectors given row after row (`n · dim` numbers).
@@ -296,7 +331,7 @@ impl LatticeQuantizer {
         let padded = self.padded_dim();
         let mut work = vec![0.0f64; padded];
         let mut blocks = vec![[0.0f32; 8]; self.blocks];
-        let mut block_codes = vec![0u16; self.blocks];
+        let mut block_codes = vec![0u16; if self.bits == 2 { self.blocks } else { 0 }];
         for (vector, (x, out)) in vectors
             .chunks_exact(self.dim)
             .zip(codes.chunks_exact_mut(self.code_size()))
@@ -309,11 +344,11 @@ impl LatticeQuantizer {
             let divisor = match self.scale {
                 ScaleMode::PerVector => {
                     let norm = work.iter().map(|v| v * v).sum::<f64>().sqrt();
-                    let scale = vector_scale(norm, padded);
+                    let scale = saturate(norm / (padded as f64).sqrt() * self.step());
                     scales[vector] = scale;
                     f64::from(scale)
                 }
-                ScaleMode::Unit => unit_scale(padded),
+                ScaleMode::Unit => self.unit_scale(),
             };
             if let Some(r) = &self.rotation {
                 r.rotate(&mut work);
@@ -326,6 +361,12 @@ impl LatticeQuantizer {
                         saturate(v / divisor)
                     };
                 }
+            }
+            if self.bits == 4 {
+                for (bytes, block) in out.chunks_exact_mut(4).zip(&blocks) {
+                    bytes.copy_from_slice(&shell::encode_finite(block).to_le_bytes());
+                }
+                continue;
             }
             e8p::encode_into(&blocks, &mut block_codes)
                 .expect("the blocks are finite: saturated or zero");
@@ -341,7 +382,9 @@ impl LatticeQuantizer {
     /// # Errors
     /// [`QuantError::CodesLength`], [`QuantError::ScaleCount`] when the
     /// codes and scales disagree with this quantizer or each other,
-    /// [`QuantError::InvalidScale`] for a negative, NaN or infinite scale.
+    /// [`QuantError::InvalidScale`] for a negative, NaN or infinite scale,
+    /// [`QuantError::InvalidCode`] for a 4-bit block code that names no
+    /// point ([`shell::is_valid`]).
     pub fn decode(&self, codes: &QuantCodes) -> Result<Vec<f32>, QuantError> {
         let n = self.code_count(codes.codes.len())?;
         let mut out = vec![0.0; n * self.dim];
@@ -383,6 +426,9 @@ impl LatticeQuantizer {
         {
             return Err(QuantError::InvalidScale { vector, value });
         }
+        if self.bits == 4 {
+            self.check_shell_codes(codes)?;
+        }
         assert_eq!(out.len(), n * self.dim, "decode_into: wrong output length");
         #[cfg(feature = "parallel")]
         if n * self.blocks >= 2 * PARALLEL_MIN_BLOCKS {
@@ -416,10 +462,17 @@ impl LatticeQuantizer {
         {
             let scale = match self.scale {
                 ScaleMode::PerVector => f64::from(scales[vector]),
-                ScaleMode::Unit => unit_scale(padded),
+                ScaleMode::Unit => self.unit_scale(),
             };
-            for (w, bytes) in work.chunks_exact_mut(8).zip(code.chunks_exact(2)) {
-                let c = e8p::decode(u16::from_le_bytes([bytes[0], bytes[1]]));
+            for (w, bytes) in work
+                .chunks_exact_mut(8)
+                .zip(code.chunks_exact(self.block_bytes()))
+            {
+                let c = if self.bits == 4 {
+                    shell::decode(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+                } else {
+                    e8p::decode(u16::from_le_bytes([bytes[0], bytes[1]]))
+                };
                 for (a, &v) in w.iter_mut().zip(&c) {
                     *a = f64::from(v) * scale;
                 }
@@ -430,6 +483,21 @@ impl LatticeQuantizer {
             for (a, &w) in y.iter_mut().zip(&work) {
                 *a = saturate(w);
             }
+        }
+    }
+
+    /// [`QuantError::InvalidCode`] for the first 4-bit block code of
+    /// `codes` that names no point.
+    pub(crate) fn check_shell_codes(&self, codes: &[u8]) -> Result<(), QuantError> {
+        let bad = codes
+            .chunks_exact(4)
+            .position(|b| !shell::is_valid(u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+        match bad {
+            Some(i) => Err(QuantError::InvalidCode {
+                vector: i / self.blocks,
+                block: i % self.blocks,
+            }),
+            None => Ok(()),
         }
     }
 
@@ -451,19 +519,6 @@ impl LatticeQuantizer {
         }
         Ok(len / self.code_size())
     }
-}
-
-/// A vector's stored scale: `‖x‖ / √d_padded · GAUSSIAN_SCALE`, rounded to
-/// `f32` (saturating at `f32::MAX`; 0 for the zero vector, and for a
-/// vector so small that its scale underflows).
-fn vector_scale(norm: f64, padded: usize) -> f32 {
-    let s = norm / (padded as f64).sqrt() * f64::from(GAUSSIAN_SCALE);
-    saturate(s)
-}
-
-/// The fixed scale of unit mode: `GAUSSIAN_SCALE / √d_padded`.
-fn unit_scale(padded: usize) -> f64 {
-    f64::from(GAUSSIAN_SCALE) / (padded as f64).sqrt()
 }
 
 /// `v` rounded to `f32`, clamped to the finite range.
