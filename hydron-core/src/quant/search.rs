@@ -676,12 +676,12 @@ fn run<D: BlockDecoder>(
     codes: &[u8],
     scales: &[f32],
 ) -> Vec<Vec<Entry>> {
-    let n = codes.len() / job.code_size;
     if job.k == 0 || job.count == 0 {
         return vec![Vec::new(); job.count];
     }
     #[cfg(feature = "parallel")]
     {
+        let n = codes.len() / job.code_size;
         let work = n.saturating_mul(job.count).saturating_mul(job.blocks);
         if work >= SEARCH_PARALLEL_MIN_WORK {
             let threads = rayon::current_num_threads();
