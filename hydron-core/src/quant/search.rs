@@ -65,7 +65,7 @@ use core::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::e8p::TABLES;
-use super::{LatticeQuantizer, QuantCodes, QuantError, ScaleMode, GAUSSIAN_SCALE};
+use super::{LatticeQuantizer, QuantCodes, QuantError, ScaleMode};
 use crate::batch::Backend;
 
 /// With the `parallel` feature, a search splits across threads when the
@@ -219,6 +219,26 @@ impl BlockDecoder for E8pBlocks {
             bits: PATTERN_BITS[index],
             signs: SIGN_BITS[negative],
             shift: if code & 0x8000 == 0 { 0.25 } else { -0.25 },
+        }
+    }
+}
+
+/// The 4-bit arm: 32-bit E8 shell codes ([`shell`](super::shell)), checked
+/// beforehand ([`LatticeQuantizer::check_shell_codes`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ShellBlocks;
+
+impl BlockDecoder for ShellBlocks {
+    const CODE_BYTES: usize = 4;
+
+    /// [`shell::decode`](super::shell::decode), the whole codeword in `bits`.
+    #[inline(always)]
+    fn parts(self, code: &[u8]) -> BlockParts {
+        let c = super::shell::decode(u32::from_le_bytes([code[0], code[1], code[2], code[3]]));
+        BlockParts {
+            bits: c.map(f32::to_bits),
+            signs: [0; 8],
+            shift: 0.0,
         }
     }
 }
@@ -566,7 +586,7 @@ impl LatticeQuantizer {
             queries: &rotated,
             count: rotated.len() / self.padded_dim(),
             unit_scale: (self.scale_mode() == ScaleMode::Unit)
-                .then(|| (f64::from(GAUSSIAN_SCALE) / (self.padded_dim() as f64).sqrt()) as f32),
+                .then(|| self.unit_scale() as f32),
             k: k.min(n),
             metric,
         };
@@ -574,6 +594,10 @@ impl LatticeQuantizer {
         // The arm of each rate: its block decoder.
         let tops = match self.bits_per_dim() {
             2 => run(kernel, E8pBlocks, &job, codes, scales),
+            4 => {
+                self.check_shell_codes(codes)?;
+                run(kernel, ShellBlocks, &job, codes, scales)
+            }
             bits => return Err(QuantError::UnsupportedBits { bits }),
         };
         let mut out = SearchResult {
@@ -714,7 +738,7 @@ fn run_split<D: BlockDecoder>(
             .par_chunks(piece * job.code_size)
             .enumerate()
             .map(|(i, c)| {
-                let first = i * piece;
+                let first = i * piece + 1;
                 let s = if scales.is_empty() {
                     scales
                 } else {
