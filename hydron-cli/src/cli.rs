@@ -82,6 +82,16 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{text}` is too large"))
 }
 
+/// Parses `--bits`: 8, 16 or 32.
+fn parse_code_bits(text: &str) -> Result<u8, String> {
+    match text {
+        "8" => Ok(8),
+        "16" => Ok(16),
+        "32" => Ok(32),
+        _ => Err(format!("`{text}` is not 8, 16 or 32")),
+    }
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -92,8 +102,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Convert a file to another form, streaming chunk by chunk.
     Convert(ConvertArgs),
-    /// Quantize every vector to its nearest E8 root (a one-byte code) and
-    /// report the quantization error.
+    /// Quantize every vector to a code of 8, 16 or 32 bits (its nearest E8
+    /// root, or a finer lattice code) and report the angle error.
     Quantize(QuantizeArgs),
     /// Write N random unit vectors (Gaussian, then normalized).
     Gen(GenArgs),
@@ -287,11 +297,20 @@ pub struct QuantizeArgs {
     pub read: ReadArgs,
     /// Where to write the codes (`-` for standard output).
     pub output: PathBuf,
-    /// The form of the codes: one fory E8Codes message (held in memory,
-    /// one byte per vector, until the end: the message starts with their
-    /// count), or Parquet (written row group by row group).
+    /// The form of the codes: one fory message (held in memory until the
+    /// end: the message starts with their count), or Parquet. 8-bit codes
+    /// are an E8Codes message or a Parquet UInt8 column `code` (written row
+    /// group by row group); 16- and 32-bit codes a LatticeCodes message or
+    /// a Parquet FixedSizeBinary column `code`, with their parameters (see
+    /// docs/format.md §7).
     #[arg(long, value_enum, default_value_t = CodesFormat::Codes)]
     pub to: CodesFormat,
+    /// Bits per vector: 8 (the nearest E8 root: 240 directions, mean error
+    /// 31.5° on random vectors), 16 (an E8P codeword: 65,536 directions,
+    /// 14.4°) or 32 (a point of the E8 shell of norm² 196: 254,864,880
+    /// directions, 4.4°).
+    #[arg(long, default_value_t = 8, value_name = "8|16|32", value_parser = parse_code_bits)]
+    pub bits: u8,
     /// Parquet output settings.
     #[command(flatten)]
     pub parquet: ParquetArgs,

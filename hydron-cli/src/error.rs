@@ -207,6 +207,11 @@ impl Place {
                 p.vector = Some(*row);
                 p.row = Some(*row);
             }
+            CodecError::BadCodes { offset, row, .. } => {
+                p.offset = *offset;
+                p.vector = *row;
+                p.row = *row;
+            }
             CodecError::Parquet { row_group, .. } => p.row_group = row_group.map(|g| g as u64),
             CodecError::ChecksumMismatch { row_group, .. }
             | CodecError::UnsupportedCompression { row_group, .. } => {

@@ -27,7 +27,8 @@ use hydron_codec::destination::{Destination, DirectFile};
 use hydron_codec::file::{Encoder, FileOptions, Format};
 use hydron_codec::parquet::{ParquetEncoder, ParquetOptions};
 use hydron_codec::save::TempFile;
-use hydron_codec::{fory, json, CodecError};
+use hydron_codec::{fory, json, quant, CodecError};
+use hydron_core::quant::QuantCodes;
 use hydron_core::{batch, E8Root, Gf8, Gf8Error};
 
 use crate::error::{Class, CliError, SameFile, SameFileHow};
@@ -129,6 +130,14 @@ enum Inner {
     },
     /// Parquet of vectors or of codes, a row group held at a time.
     Parquet(Box<ParquetEncoder<Out>>),
+    /// 16- or 32-bit codes of Gf8 vectors, held until the end: one fory
+    /// `LatticeCodes` message, or Parquet (`parquet` set).
+    Gf8Codes {
+        out: Out,
+        bits: u8,
+        parquet: Option<ParquetOptions>,
+        codes: Vec<u8>,
+    },
 }
 
 /// Where the bytes go.
@@ -254,50 +263,7 @@ impl Sink {
         layout: Layout,
         inputs: Inputs<'_>,
     ) -> Result<Sink, CliError> {
-        let destination = if path.as_os_str() == "-" {
-            None
-        } else {
-            Some(Destination::of(path).map_err(|e| CliError::io(path, &e))?)
-        };
-        let (file, place) = match destination {
-            Some(Destination::Replace {
-                path: dest,
-                existing,
-            }) => {
-                let id = existing.as_ref().and_then(file_id);
-                refuse_inputs(path, id, inputs, SameFileHow::Replaced)?;
-                let (temp, file) = TempFile::create(&dest).map_err(|e| CliError::io(path, &e))?;
-                (file, Place::Temp(temp))
-            }
-            None => {
-                #[cfg(unix)]
-                let file = {
-                    use std::os::fd::AsFd;
-                    io::stdout()
-                        .as_fd()
-                        .try_clone_to_owned()
-                        .map(File::from)
-                        .map_err(|e| CliError::io(path, &e))?
-                };
-                #[cfg(not(unix))]
-                let file = return Err(CliError::new(
-                    Class::Io,
-                    "`-` (standard output) as an output is supported on unix only",
-                ));
-                refuse_inputs(path, id_of(&file), inputs, SameFileHow::Direct)?;
-                (file, Place::Direct { stdout: true })
-            }
-            Some(Destination::Direct) => {
-                // Waits for a reader if it is a FIFO; `/dev/stdout` is
-                // written through the inherited descriptor.
-                let direct = DirectFile::open(path).map_err(|e| CliError::io(path, &e))?;
-                refuse_inputs(path, id_of(direct.file()), inputs, SameFileHow::Direct)?;
-                let stdout = direct.is_stdout();
-                let file = direct.into_file().map_err(|e| CliError::io(path, &e))?;
-                (file, Place::Direct { stdout })
-            }
-        };
-        let out = BufWriter::with_capacity(BUFFER_LEN, Written { file, bytes: 0 });
+        let (out, place) = open(path, inputs)?;
         let mut options = FileOptions::new();
         if let Some(n) = layout.chunk_vectors {
             options = options.with_chunk_vectors(n);
@@ -342,6 +308,103 @@ impl Sink {
         })
     }
 
+    /// Starts writing the 16- or 32-bit codes of [`Gf8`] vectors (`bits`
+    /// 2 or 4 per coordinate) to `path`, apart from `inputs` as
+    /// [`Sink::create_apart_from`]: one fory `LatticeCodes` message, or
+    /// Parquet with `parquet` options. The codes are held (2 or 4 bytes a
+    /// vector) until the end.
+    pub fn create_gf8_codes(
+        path: &Path,
+        bits: u8,
+        parquet: Option<ParquetOptions>,
+        inputs: Inputs<'_>,
+    ) -> Result<Sink, CliError> {
+        let (out, place) = open(path, inputs)?;
+        Ok(Sink {
+            target: path.to_path_buf(),
+            place,
+            inner: Some(Inner::Gf8Codes {
+                out,
+                bits,
+                parquet,
+                codes: Vec::new(),
+            }),
+            codes: true,
+            vectors: 0,
+        })
+    }
+
+    /// Appends the code bytes of `n` vectors (a sink made by
+    /// [`Sink::create_gf8_codes`]).
+    pub fn write_gf8_codes(&mut self, bytes: &[u8], n: usize) -> Result<(), CliError> {
+        let target = &self.target;
+        match self.inner.as_mut() {
+            Some(Inner::Gf8Codes { codes, .. }) => {
+                let total = codes.len() + bytes.len();
+                if let Err(e) = codes.try_reserve(bytes.len()) {
+                    self.inner = None;
+                    return Err(too_large_to_hold(target, total, "code bytes", &e));
+                }
+                codes.extend_from_slice(bytes);
+                self.vectors += n as u64;
+                Ok(())
+            }
+            Some(_) => unreachable!("only a Gf8 codes sink takes Gf8 codes"),
+            None => Err(spent(target)),
+        }
+    }
+}
+
+/// Opens where the data for `path` goes (see [`Sink::create_apart_from`]).
+fn open(path: &Path, inputs: Inputs<'_>) -> Result<(Out, Place), CliError> {
+    let destination = if path.as_os_str() == "-" {
+        None
+    } else {
+        Some(Destination::of(path).map_err(|e| CliError::io(path, &e))?)
+    };
+    let (file, place) = match destination {
+        Some(Destination::Replace {
+            path: dest,
+            existing,
+        }) => {
+            let id = existing.as_ref().and_then(file_id);
+            refuse_inputs(path, id, inputs, SameFileHow::Replaced)?;
+            let (temp, file) = TempFile::create(&dest).map_err(|e| CliError::io(path, &e))?;
+            (file, Place::Temp(temp))
+        }
+        None => {
+            #[cfg(unix)]
+            let file = {
+                use std::os::fd::AsFd;
+                io::stdout()
+                    .as_fd()
+                    .try_clone_to_owned()
+                    .map(File::from)
+                    .map_err(|e| CliError::io(path, &e))?
+            };
+            #[cfg(not(unix))]
+            let file = return Err(CliError::new(
+                Class::Io,
+                "`-` (standard output) as an output is supported on unix only",
+            ));
+            refuse_inputs(path, id_of(&file), inputs, SameFileHow::Direct)?;
+            (file, Place::Direct { stdout: true })
+        }
+        Some(Destination::Direct) => {
+            // Waits for a reader if it is a FIFO; `/dev/stdout` is
+            // written through the inherited descriptor.
+            let direct = DirectFile::open(path).map_err(|e| CliError::io(path, &e))?;
+            refuse_inputs(path, id_of(direct.file()), inputs, SameFileHow::Direct)?;
+            let stdout = direct.is_stdout();
+            let file = direct.into_file().map_err(|e| CliError::io(path, &e))?;
+            (file, Place::Direct { stdout })
+        }
+    };
+    let out = BufWriter::with_capacity(BUFFER_LEN, Written { file, bytes: 0 });
+    Ok((out, place))
+}
+
+impl Sink {
     /// Whether the output is this process's standard output (reports then
     /// go to standard error).
     #[inline]
@@ -403,6 +466,7 @@ impl Sink {
             }
             Inner::Parquet(e) => e.write(vectors).map_err(|e| CliError::codec(target, &e))?,
             Inner::Codes { .. } => unreachable!("codes are written by write_roots"),
+            Inner::Gf8Codes { .. } => unreachable!("Gf8 codes are written by write_gf8_codes"),
         }
         self.vectors += vectors.len() as u64;
         Ok(())
@@ -480,6 +544,30 @@ impl Sink {
                 out
             }
             Inner::Parquet(e) => e.finish().map_err(|e| CliError::codec(&target, &e))?,
+            Inner::Gf8Codes {
+                mut out,
+                bits,
+                parquet,
+                codes,
+            } => {
+                let codec = |e: CodecError| CliError::codec(&target, &e);
+                let params = quant::CodesParams::gf8(bits).map_err(codec)?;
+                let stored = quant::LatticeCodes::new(
+                    params,
+                    QuantCodes {
+                        codes,
+                        scales: Vec::new(),
+                    },
+                )
+                .map_err(codec)?;
+                let bytes = match parquet {
+                    Some(options) => quant::parquet_to_bytes(&stored, options),
+                    None => quant::encode(&stored),
+                }
+                .map_err(codec)?;
+                out.write_all(&bytes).map_err(io)?;
+                out
+            }
         };
         let out = out.into_inner().map_err(|e| io(e.into_error()))?;
         let place = std::mem::replace(&mut self.place, Place::Direct { stdout: false });

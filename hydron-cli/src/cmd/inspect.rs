@@ -13,6 +13,9 @@ use crate::input::Kind;
 /// Describes the file; fails (after printing what it found) only if the
 /// file cannot be read to its end.
 pub fn run(args: &InspectArgs, limit: u64) -> Result<(), CliError> {
+    if let Some(result) = super::inspect_codes::run(args, limit) {
+        return result;
+    }
     let s = scan(&args.file, args.read.column(), 0, limit, "inspect");
     if args.json {
         print_json(&to_json(args, &s))?;

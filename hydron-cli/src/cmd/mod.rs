@@ -3,6 +3,7 @@
 mod convert;
 mod gen;
 mod inspect;
+mod inspect_codes;
 mod quantize;
 mod scan;
 mod validate;

@@ -111,6 +111,46 @@ pub fn load_parquet(path: impl AsRef<Path>) -> Result<LatticeCodes, CodecError> 
     read(&source).map_err(|e| in_file(path, e))
 }
 
+/// The parameters and count of a Parquet file of lattice codes, from its
+/// footer alone (checked as [`load_parquet`] checks it); `None` for a
+/// Parquet file without the key [`DIM_KEY`] (a file of vectors, say).
+///
+/// # Errors
+/// A malformed footer or malformed parameters, as [`load_parquet`].
+///
+/// ```
+/// use hydron_codec::parquet::ParquetOptions;
+/// use hydron_codec::quant::{self, LatticeCodes};
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("c.parquet");
+/// quant::save_parquet(&path, &LatticeCodes::from_gf8(&hydron_core::E8_ROOTS, 2)?, ParquetOptions::new())?;
+/// let (params, count) = quant::parquet_params(&path)?.unwrap();
+/// assert_eq!((params.bits(), count), (2, 240));
+/// let vectors = dir.path().join("v.parquet");
+/// hydron_codec::parquet::save(&vectors, &hydron_core::E8_ROOTS, ParquetOptions::new())?;
+/// assert!(quant::parquet_params(&vectors)?.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn parquet_params(path: impl AsRef<Path>) -> Result<Option<(CodesParams, u64)>, CodecError> {
+    let path = path.as_ref();
+    let source = open_file(path).map_err(|e| in_file(path, CodecError::Io(e)))?;
+    let footer = || -> Result<Option<(CodesParams, u64)>, CodecError> {
+        footer::check_len(&source, ParquetReadOptions::DEFAULT_MAX_PAGE_BYTES)?;
+        let metadata = footer::load(&source)?;
+        let kv = metadata
+            .metadata()
+            .file_metadata()
+            .key_value_metadata()
+            .cloned()
+            .unwrap_or_default();
+        if !kv.iter().any(|e| e.key == DIM_KEY) {
+            return Ok(None);
+        }
+        params_of(&kv).map(Some)
+    };
+    footer().map_err(|e| in_file(path, e))
+}
+
 /// Loads stored codes from a whole Parquet file in memory.
 ///
 /// # Errors

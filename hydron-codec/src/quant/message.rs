@@ -56,6 +56,28 @@ const FORM: StructForm = StructForm {
                   (count, seed, dim, rotation, bits, scale_mode, codes, scales)",
 };
 
+/// Whether `head` (the first bytes of some data, at least 15) starts like
+/// a `LatticeCodes` message: a fory root value whose type is the
+/// `LatticeCodes` struct (type meta and id in compatible mode, or the id in
+/// schema-consistent mode). [`decode`] checks the rest.
+///
+/// ```
+/// use hydron_codec::quant::{self, CodesParams, LatticeCodes};
+/// use hydron_core::quant::QuantCodes;
+/// let c = LatticeCodes::new(CodesParams::gf8(2)?, QuantCodes::default())?;
+/// assert!(quant::looks_like_lattice_codes(&quant::encode(&c)?));
+/// assert!(!quant::looks_like_lattice_codes(&hydron_codec::fory::encode_codes(&[])));
+/// # Ok::<(), hydron_codec::CodecError>(())
+/// ```
+#[must_use]
+pub fn looks_like_lattice_codes(head: &[u8]) -> bool {
+    let root = matches!(head, [b, f, ..] if *b <= wire::BITMAP_XLANG
+        && (*f == wire::REF_NOT_NULL || *f == wire::REF_VALUE));
+    let compatible = head.len() >= 15 && head[2..15] == FORM.compatible[2..15];
+    let schema = head.len() >= 5 && head[2..5] == FORM.schema[2..5];
+    root && (compatible || schema)
+}
+
 /// Bytes of the fixed fields after the framing: count (8), seed (8),
 /// dim (4), rotation (1), bits (1), scale_mode (1).
 const FIXED_LEN: usize = 23;

@@ -47,11 +47,13 @@ use crate::CodecError;
 
 #[cfg(feature = "parquet")]
 pub use crate::parquet::lattice::{
-    load_parquet, parquet_from_bytes, parquet_to_bytes, save_parquet, BITS_KEY, COUNT_KEY, DIM_KEY,
-    ROTATION_KEY, SCALE_KEY, SEED_KEY,
+    load_parquet, parquet_from_bytes, parquet_params, parquet_to_bytes, save_parquet, BITS_KEY,
+    COUNT_KEY, DIM_KEY, ROTATION_KEY, SCALE_KEY, SEED_KEY,
 };
 #[cfg(feature = "fory-messages")]
-pub use message::{decode, encode, load, save, COMPATIBLE_PREFIX, LATTICE_CODES_TYPE_ID};
+pub use message::{
+    decode, encode, load, looks_like_lattice_codes, save, COMPATIBLE_PREFIX, LATTICE_CODES_TYPE_ID,
+};
 
 /// How the vectors behind stored codes are scaled.
 ///
