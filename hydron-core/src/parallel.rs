@@ -140,6 +140,32 @@ pub const DOT_MIN_VECTORS: usize = 128 * 1024;
 /// ```
 pub const LATTICE_MIN_VECTORS: usize = 32 * 1024;
 
+/// From this many rows [`batch::geodesic_distances_into`] (and
+/// [`batch::geodesic_distances`]) splits across threads. Provisional:
+/// chosen from the kernel's cost per row (as nearest roots', about
+/// 75 µs of serial work at the threshold), not yet measured with the
+/// `crossover` group.
+///
+/// [`batch::geodesic_distances_into`]: crate::batch::geodesic_distances_into
+/// [`batch::geodesic_distances`]: crate::batch::geodesic_distances
+///
+/// ```
+/// assert!(hydron_core::parallel::GEODESIC_MIN_VECTORS >= 1024);
+/// ```
+pub const GEODESIC_MIN_VECTORS: usize = 16 * 1024;
+
+/// From this many rows [`batch::slerp_into`] (and [`batch::slerp`]) splits
+/// across threads. Provisional, as [`GEODESIC_MIN_VECTORS`]: slerp costs
+/// several times more per row.
+///
+/// [`batch::slerp_into`]: crate::batch::slerp_into
+/// [`batch::slerp`]: crate::batch::slerp
+///
+/// ```
+/// assert!(hydron_core::parallel::SLERP_MIN_VECTORS >= 1024);
+/// ```
+pub const SLERP_MIN_VECTORS: usize = 4 * 1024;
+
 /// The number of vectors per piece for a slice of `len` vectors, or `None`
 /// when the slice should stay on the calling thread: at least half the
 /// threshold per piece (so that each thread gets enough work to pay for
@@ -180,6 +206,25 @@ fn split<I: Sync, O: Send>(
             .par_chunks(piece)
             .zip(out.par_chunks_mut(piece))
             .for_each(|(input, out)| kernel(input, out)),
+    });
+}
+
+/// [`split`] for kernels that find their input by row: `kernel(start,
+/// piece)` fills `piece`, rows `start..start + piece.len()` of `out`.
+pub(crate) fn split_rows<O: Send>(
+    out: &mut [O],
+    min_vectors: usize,
+    kernel: impl Fn(usize, &mut [O]) + Sync,
+) {
+    if out.len() < min_vectors {
+        return kernel(0, out);
+    }
+    run(|| match piece_len(out.len(), min_vectors) {
+        None => kernel(0, out),
+        Some(piece) => out
+            .par_chunks_mut(piece)
+            .enumerate()
+            .for_each(|(n, out)| kernel(n * piece, out)),
     });
 }
 

@@ -34,7 +34,7 @@ mod old_lattice;
 
 use std::mem::MaybeUninit;
 
-use hydron_core::batch::{self, Backend};
+use hydron_core::batch::{self, Backend, PerRow};
 use hydron_core::{huge, E8Point, E8Root, Gf8, E8_ROOTS};
 
 /// Lengths around the 8-vector block of the SIMD kernels.
@@ -224,6 +224,41 @@ fn dispatching_kernels_on_small_batches() {
             .unwrap();
         assert_eq!(out, points, "{backend:?}");
     }
+}
+
+#[test]
+fn sphere_kernels_on_small_batches() {
+    // The sphere kernels (geodesic distances, slerp) of every backend: a
+    // group of four and a tail of two, each operand per row and one for
+    // all, against the scalar backend (in the AVX2 build, its loads,
+    // transposes and `f64` lanes, one call each through the token).
+    let a = batch::normalize(&(0..6).map(|i| unit(5 * i)).collect::<Vec<_>>()).unwrap();
+    let b = batch::normalize(&(0..6).map(|i| unit(7 * i + 1)).collect::<Vec<_>>()).unwrap();
+    let ts = [0.0, 0.25, 0.5, 0.75, 1.0, 0.1];
+    let mut want_d = [0.0f32; 6];
+    Backend::Scalar.geodesic_distances_into(PerRow::Each(&a), PerRow::All(b[0]), &mut want_d);
+    let mut want_v = [Gf8::ZERO; 6];
+    Backend::Scalar.slerp_into(
+        PerRow::Each(&a),
+        PerRow::Each(&b),
+        PerRow::Each(&ts),
+        &mut want_v,
+    );
+    for backend in Backend::ALL {
+        let mut d = [f32::NAN; 6];
+        backend.geodesic_distances_into(PerRow::Each(&a), PerRow::All(b[0]), &mut d);
+        assert_eq!(d, want_d, "{backend:?}");
+        let mut v = [Gf8::ZERO; 6];
+        backend.slerp_into(
+            PerRow::Each(&a),
+            PerRow::Each(&b),
+            PerRow::Each(&ts),
+            &mut v,
+        );
+        assert_eq!(v, want_v, "{backend:?}");
+    }
+    assert_eq!(want_v[0], a[0]);
+    assert_eq!(want_v[4], b[4]);
 }
 
 #[test]

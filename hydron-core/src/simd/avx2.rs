@@ -50,6 +50,7 @@ use crate::gf8::NORM_SQ_TOLERANCE;
 use crate::{BatchError, E8Point, E8Root, Gf8};
 
 mod lattice;
+mod sphere;
 
 /// The batch kernels, entered only through the token.
 impl Avx2Fma {

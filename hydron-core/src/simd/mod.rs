@@ -20,6 +20,8 @@
 
 pub mod scalar;
 
+pub(crate) mod sphere;
+
 #[cfg(feature = "simd")]
 pub(crate) mod portable;
 

@@ -28,6 +28,11 @@ use crate::gf8::NORM_SQ_TOLERANCE;
 use crate::lattice::{BELOW_HALF, TIE_MARGIN, TINY_BITS, UP_SCALE};
 use crate::{BatchError, E8Point, E8Root, Gf8};
 
+mod sphere;
+pub(crate) use sphere::{geodesic_distances_into, slerp_into};
+#[cfg(test)]
+pub(crate) use sphere::lanes_for_test as sphere_lanes_for_test;
+
 /// Eight vectors: the unit of the nearest-root kernel.
 type Block = [[f32; 8]; 8];
 

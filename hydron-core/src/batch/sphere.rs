@@ -1,0 +1,353 @@
+//! The sphere kernels: geodesic distances and slerp over many pairs, each
+//! operand one value for every row or one per row ([`PerRow`]).
+//!
+//! The arithmetic is in `simd/sphere.rs`, written once for every backend
+//! (`f64` lanes from the `f32` inputs, a polynomial `atan`, `sin` and `cos`,
+//! no FMA), so every [`Backend`] gives the same bits; see
+//! [`geodesic_distances_into`] and [`slerp_into`] for how the results
+//! relate to the per-vector methods.
+
+use super::Backend;
+use super::Kernels;
+use crate::Gf8;
+
+/// One operand of a pairwise kernel: the same value for every row (one
+/// vector against many, as numpy broadcasts a `(8,)` array), or one value
+/// per row.
+///
+/// `From` makes one from a value or a slice, so `q.into()` and
+/// `many.as_slice().into()` both fit.
+///
+/// ```
+/// use hydron_core::batch::PerRow;
+/// use hydron_core::Gf8;
+///
+/// let q = Gf8::from_scalar(1.0)?;
+/// let many = vec![q; 3];
+/// assert_eq!(PerRow::from(q), PerRow::All(q));
+/// assert_eq!(PerRow::from(&many[..]), PerRow::Each(&many));
+/// # Ok::<(), hydron_core::Gf8Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum PerRow<'a, T> {
+    /// This value in every row.
+    All(T),
+    /// Row `i` takes element `i`; the slice has one element per row.
+    Each(&'a [T]),
+}
+
+impl<T> From<T> for PerRow<'_, T> {
+    #[inline]
+    fn from(value: T) -> Self {
+        PerRow::All(value)
+    }
+}
+
+impl<'a, T> From<&'a [T]> for PerRow<'a, T> {
+    #[inline]
+    fn from(values: &'a [T]) -> Self {
+        PerRow::Each(values)
+    }
+}
+
+impl<'a, T: Copy> PerRow<'a, T> {
+    /// The value of row `i`.
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> T {
+        match self {
+            PerRow::All(value) => *value,
+            PerRow::Each(values) => values[i],
+        }
+    }
+
+    /// Rows `start..start + len` (for the SIMD kernels' tails and the
+    /// parallel split).
+    #[inline]
+    #[cfg_attr(not(any(feature = "simd", feature = "parallel")), allow(dead_code))]
+    pub(crate) fn rows(self, start: usize, len: usize) -> PerRow<'a, T> {
+        match self {
+            PerRow::All(value) => PerRow::All(value),
+            PerRow::Each(values) => PerRow::Each(&values[start..start + len]),
+        }
+    }
+
+    /// The number of rows, for [`PerRow::Each`].
+    #[inline]
+    fn len(&self) -> Option<usize> {
+        match self {
+            PerRow::All(_) => None,
+            PerRow::Each(values) => Some(values.len()),
+        }
+    }
+}
+
+/// Panics unless every per-row operand has `rows` rows.
+#[inline]
+#[track_caller]
+fn assert_rows(rows: usize, operands: &[(&str, Option<usize>)]) {
+    for &(name, len) in operands {
+        if let Some(len) = len {
+            assert!(
+                len == rows,
+                "batch output has length {rows}, but {name} has {len} rows"
+            );
+        }
+    }
+}
+
+/// The number of rows of the operands: that of the per-row ones (which
+/// must agree), or 1 when every operand is one value.
+#[track_caller]
+fn row_count(operands: &[(&str, Option<usize>)]) -> usize {
+    let rows = operands.iter().find_map(|(_, len)| *len).unwrap_or(1);
+    assert_rows(rows, operands);
+    rows
+}
+
+impl Backend {
+    /// [`geodesic_distances_into`] on this backend (always on the calling
+    /// thread).
+    ///
+    /// # Panics
+    ///
+    /// If a [`PerRow::Each`] operand does not have `out.len()` rows.
+    ///
+    /// ```
+    /// use hydron_core::batch::{self, PerRow};
+    /// use hydron_core::Gf8;
+    ///
+    /// let q = Gf8::normalize([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])?;
+    /// let many = vec![-q; 11];
+    /// let mut expected = [0.0; 11];
+    /// batch::Backend::Scalar.geodesic_distances_into(PerRow::All(q), PerRow::Each(&many), &mut expected);
+    /// for backend in batch::backends() {
+    ///     let mut out = [0.0; 11];
+    ///     backend.geodesic_distances_into(q.into(), many.as_slice().into(), &mut out);
+    ///     assert_eq!(out, expected, "{backend}");
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[track_caller]
+    pub fn geodesic_distances_into(self, a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
+        assert_rows(out.len(), &[("a", a.len()), ("b", b.len())]);
+        self.geodesic_rows(a, b, out);
+    }
+
+    /// The geodesic kernel of this backend, lengths checked.
+    #[inline]
+    fn geodesic_rows(self, a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
+        match self.kernels() {
+            Kernels::Scalar => crate::simd::sphere::geodesic_distances_from(a, b, out),
+            #[cfg(feature = "simd")]
+            Kernels::Portable => crate::simd::portable::geodesic_distances_into(a, b, out),
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Kernels::Avx2Fma(token) => token.geodesic_distances_into(a, b, out),
+        }
+    }
+
+    /// [`slerp_into`] on this backend (always on the calling thread).
+    ///
+    /// # Panics
+    ///
+    /// If a [`PerRow::Each`] operand does not have `out.len()` rows.
+    ///
+    /// ```
+    /// use hydron_core::batch::{self, PerRow};
+    /// use hydron_core::Gf8;
+    ///
+    /// let a = Gf8::normalize([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])?;
+    /// let b = Gf8::normalize([8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0])?;
+    /// let ts: Vec<f32> = (0..=10).map(|i| i as f32 / 10.0).collect();
+    /// let mut expected = vec![Gf8::ZERO; ts.len()];
+    /// batch::Backend::Scalar.slerp_into(a.into(), b.into(), PerRow::Each(&ts), &mut expected);
+    /// for backend in batch::backends() {
+    ///     let mut out = vec![Gf8::ZERO; ts.len()];
+    ///     backend.slerp_into(a.into(), b.into(), PerRow::Each(&ts), &mut out);
+    ///     assert_eq!(out, expected, "{backend}");
+    /// }
+    /// assert_eq!((expected[0], expected[10]), (a, b));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[track_caller]
+    pub fn slerp_into(
+        self,
+        a: PerRow<'_, Gf8>,
+        b: PerRow<'_, Gf8>,
+        t: PerRow<'_, f32>,
+        out: &mut [Gf8],
+    ) {
+        assert_rows(out.len(), &[("a", a.len()), ("b", b.len()), ("t", t.len())]);
+        self.slerp_rows(a, b, t, out);
+    }
+
+    /// The slerp kernel of this backend, lengths checked.
+    #[inline]
+    fn slerp_rows(
+        self,
+        a: PerRow<'_, Gf8>,
+        b: PerRow<'_, Gf8>,
+        t: PerRow<'_, f32>,
+        out: &mut [Gf8],
+    ) {
+        match self.kernels() {
+            Kernels::Scalar => crate::simd::sphere::slerp_from(a, b, t, out),
+            #[cfg(feature = "simd")]
+            Kernels::Portable => crate::simd::portable::slerp_into(a, b, t, out),
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Kernels::Avx2Fma(token) => token.slerp_into(a, b, t, out),
+        }
+    }
+}
+
+/// The geodesic distance (angle, in radians, in `[0, π]`) of each pair of
+/// rows of `a` and `b`, into `out`: pairwise when both are
+/// [`PerRow::Each`], one vector against many when one is [`PerRow::All`].
+///
+/// The semantics are those of [`Gf8::geodesic_distance`]: the stable
+/// `2·atan2(‖â − b̂‖, ‖â + b̂‖)` of the rescaled unit vectors, computed in
+/// `f64` and rounded once; π/2 between [`Gf8::ZERO`] and a unit vector, 0
+/// between two zeros, exactly 0 for equal vectors. The `atan` is a
+/// polynomial (Cephes') within 2 ulp of `f64` of libm's, so each result
+/// is within 1 ulp of `f32` of [`Gf8::geodesic_distance`] (equal but for
+/// values within about 1e-15 of an `f32` rounding boundary); every
+/// backend gives the same bits.
+///
+/// With the `parallel` feature, from
+/// `parallel::GEODESIC_MIN_VECTORS` rows on, the rows
+/// are split across threads (same results).
+///
+/// # Panics
+///
+/// If a [`PerRow::Each`] operand does not have `out.len()` rows.
+///
+/// ```
+/// use hydron_core::batch::{self, PerRow};
+/// use hydron_core::Gf8;
+///
+/// let q = Gf8::try_new([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])?;
+/// let many = [q, -q, Gf8::try_new([0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])?, Gf8::ZERO];
+/// let mut out = [0.0; 4];
+/// batch::geodesic_distances_into(PerRow::All(q), PerRow::Each(&many), &mut out);
+/// let pi = core::f32::consts::PI;
+/// assert_eq!(out, [0.0, pi, pi / 2.0, pi / 2.0]);
+/// # Ok::<(), hydron_core::Gf8Error>(())
+/// ```
+#[track_caller]
+pub fn geodesic_distances_into(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
+    assert_rows(out.len(), &[("a", a.len()), ("b", b.len())]);
+    let backend = super::backend();
+    #[cfg(feature = "parallel")]
+    crate::parallel::split_rows(out, crate::parallel::GEODESIC_MIN_VECTORS, |start, out| {
+        backend.geodesic_rows(a.rows(start, out.len()), b.rows(start, out.len()), out)
+    });
+    #[cfg(not(feature = "parallel"))]
+    backend.geodesic_rows(a, b, out);
+}
+
+/// The geodesic distances of [`geodesic_distances_into`] (allocating): one
+/// per row of the [`PerRow::Each`] operands, or one if both are
+/// [`PerRow::All`].
+///
+/// # Panics
+///
+/// If `a` and `b` are both [`PerRow::Each`], of different lengths.
+///
+/// ```
+/// use hydron_core::batch;
+/// use hydron_core::Gf8;
+///
+/// let a = vec![Gf8::normalize([1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])?; 3];
+/// let b = vec![Gf8::normalize([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])?; 3];
+/// let d = batch::geodesic_distances(a.as_slice().into(), b.as_slice().into());
+/// assert!((d[2] - core::f32::consts::FRAC_PI_4).abs() < 1e-7);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+#[track_caller]
+pub fn geodesic_distances(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>) -> Vec<f32> {
+    let rows = row_count(&[("a", a.len()), ("b", b.len())]);
+    let mut out: Vec<f32> = crate::huge::zeroed_vec(rows);
+    geodesic_distances_into(a, b, &mut out);
+    out
+}
+
+/// Spherical linear interpolation of each row, into `out`: row `i` is
+/// `a_i.slerp(b_i, t_i)`, each operand one value for every row or one per
+/// row ([`PerRow`]).
+///
+/// The cases are those of [`Gf8::slerp`], in every row: `t` clamped to
+/// `[0, 1]` (NaN counts as 0), `t = 0` gives `a` and `t = 1` gives `b` bit
+/// for bit, equal inputs give `a`; nearly parallel inputs (perpendicular
+/// part below 1e-12) and a [`Gf8::ZERO`] input take the normalized linear
+/// interpolation; opposite inputs follow the great circle through `J·a`.
+/// Computed in `f64` and rounded once, with polynomial `atan`, `sin` and
+/// `cos` (Cephes', within 2 ulp of `f64` of libm's): each coordinate is
+/// within 1 ulp of `f32` of [`Gf8::slerp`]'s, and the result has unit
+/// norm. (Nearly opposite inputs are the exception: the direction of their
+/// short perpendicular part is the rounding of either computation divided
+/// by its length, so the two may differ by about 1e-14 / sin θ.) Every
+/// backend gives the same bits.
+///
+/// With the `parallel` feature, from
+/// `parallel::SLERP_MIN_VECTORS` rows on, the rows are
+/// split across threads (same results).
+///
+/// # Panics
+///
+/// If a [`PerRow::Each`] operand does not have `out.len()` rows.
+///
+/// ```
+/// use hydron_core::batch::{self, PerRow};
+/// use hydron_core::Gf8;
+///
+/// let a = Gf8::try_new([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])?;
+/// let b = Gf8::try_new([0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])?;
+/// let mut path = vec![Gf8::ZERO; 5];
+/// batch::slerp_into(a.into(), b.into(), PerRow::Each(&[0.0, 0.25, 0.5, 0.75, 1.0]), &mut path);
+/// assert_eq!((path[0], path[4]), (a, b));
+/// assert!((path[2].dot(a.slerp(b, 0.5)) - 1.0).abs() < 1e-7);
+/// # Ok::<(), hydron_core::Gf8Error>(())
+/// ```
+#[track_caller]
+pub fn slerp_into(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, t: PerRow<'_, f32>, out: &mut [Gf8]) {
+    assert_rows(out.len(), &[("a", a.len()), ("b", b.len()), ("t", t.len())]);
+    let backend = super::backend();
+    #[cfg(feature = "parallel")]
+    crate::parallel::split_rows(out, crate::parallel::SLERP_MIN_VECTORS, |start, out| {
+        let len = out.len();
+        backend.slerp_rows(
+            a.rows(start, len),
+            b.rows(start, len),
+            t.rows(start, len),
+            out,
+        );
+    });
+    #[cfg(not(feature = "parallel"))]
+    backend.slerp_rows(a, b, t, out);
+}
+
+/// The interpolated vectors of [`slerp_into`] (allocating): one per row of
+/// the [`PerRow::Each`] operands, or one if all are [`PerRow::All`].
+///
+/// # Panics
+///
+/// If two [`PerRow::Each`] operands have different lengths.
+///
+/// ```
+/// use hydron_core::batch::{self, PerRow};
+/// use hydron_core::Gf8;
+///
+/// let a = Gf8::normalize([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])?;
+/// let many = vec![a; 4];
+/// let out = batch::slerp(a.into(), PerRow::Each(&many), PerRow::All(0.3));
+/// assert_eq!(out, many);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+#[track_caller]
+pub fn slerp(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, t: PerRow<'_, f32>) -> Vec<Gf8> {
+    let rows = row_count(&[("a", a.len()), ("b", b.len()), ("t", t.len())]);
+    let mut out: Vec<Gf8> = crate::huge::zeroed_vec(rows);
+    slerp_into(a, b, t, &mut out);
+    out
+}

@@ -1,0 +1,186 @@
+//! The sphere kernels on `wide::f64x4`: four pairs at a time, each
+//! coordinate widened into a column of four lanes (structure of arrays),
+//! the arithmetic of `simd/sphere.rs` lane by lane, and the tail on the
+//! scalar kernel. Results are bit-identical to the scalar kernels (the
+//! same IEEE operations in the same order).
+
+use wide::f64x4;
+
+use crate::batch::PerRow;
+use crate::simd::sphere;
+use crate::Gf8;
+
+type F = f64x4;
+
+#[inline]
+fn splat(x: f64) -> F {
+    F::splat(x)
+}
+#[inline]
+fn add(a: F, b: F) -> F {
+    a + b
+}
+#[inline]
+fn sub(a: F, b: F) -> F {
+    a - b
+}
+#[inline]
+fn mul(a: F, b: F) -> F {
+    a * b
+}
+#[inline]
+fn div(a: F, b: F) -> F {
+    a / b
+}
+#[inline]
+fn sqrt(a: F) -> F {
+    a.sqrt()
+}
+/// The sign bit flipped, as `-x` on `f64`.
+#[inline]
+fn neg(a: F) -> F {
+    a ^ F::splat(-0.0)
+}
+#[inline]
+fn eq(a: F, b: F) -> F {
+    a.simd_eq(b)
+}
+#[inline]
+fn lt(a: F, b: F) -> F {
+    a.simd_lt(b)
+}
+#[inline]
+fn le(a: F, b: F) -> F {
+    a.simd_le(b)
+}
+#[inline]
+fn gt(a: F, b: F) -> F {
+    a.simd_gt(b)
+}
+#[inline]
+fn ge(a: F, b: F) -> F {
+    a.simd_ge(b)
+}
+#[inline]
+fn and(a: F, b: F) -> F {
+    a & b
+}
+#[inline]
+fn or(a: F, b: F) -> F {
+    a | b
+}
+#[inline]
+fn not(a: F) -> F {
+    !a
+}
+#[inline]
+fn select(mask: F, if_true: F, if_false: F) -> F {
+    mask.select(if_true, if_false)
+}
+
+sphere::sphere_lanes!();
+
+/// An operand in columns of four rows: the same columns for every group
+/// of four (one vector), or read from the slice. (One per operand of a
+/// call, on the stack: the size of `All` costs nothing.)
+#[allow(clippy::large_enum_variant)]
+enum Columns<'a> {
+    All([F; 8]),
+    Each(&'a [[f32; 8]]),
+}
+
+impl<'a> Columns<'a> {
+    fn new(operand: PerRow<'a, Gf8>) -> Self {
+        match operand {
+            PerRow::All(v) => Columns::All(v.to_array().map(|x| splat(f64::from(x)))),
+            PerRow::Each(vs) => Columns::Each(Gf8::slice_as_arrays(vs)),
+        }
+    }
+
+    /// Coordinate `k` of rows `start..start + 4` in column `k`.
+    #[inline]
+    fn at(&self, start: usize) -> [F; 8] {
+        match self {
+            Columns::All(columns) => *columns,
+            Columns::Each(rows) => {
+                let rows: &[[f32; 8]; 4] = rows[start..start + 4].try_into().expect("4 rows");
+                core::array::from_fn(|k| F::new(rows.map(|row| f64::from(row[k]))))
+            }
+        }
+    }
+}
+
+/// `t` of rows `start..start + 4`.
+#[inline]
+fn ts_at(t: PerRow<'_, f32>, start: usize) -> F {
+    match t {
+        PerRow::All(t) => splat(f64::from(t)),
+        PerRow::Each(ts) => {
+            let ts: &[f32; 4] = ts[start..start + 4].try_into().expect("4 rows");
+            F::new(ts.map(f64::from))
+        }
+    }
+}
+
+/// [`batch::geodesic_distances_into`](crate::batch::geodesic_distances_into);
+/// the operands have `out.len()` rows.
+pub(crate) fn geodesic_distances_into(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
+    let (columns_a, columns_b) = (Columns::new(a), Columns::new(b));
+    let (quads, tail) = out.as_chunks_mut::<4>();
+    let done = 4 * quads.len();
+    for (n, quad) in quads.iter_mut().enumerate() {
+        let angles = geodesic_lanes(&columns_a.at(4 * n), &columns_b.at(4 * n));
+        *quad = angles.to_array().map(|x| x as f32);
+    }
+    let rest = tail.len();
+    sphere::geodesic_distances_from(a.rows(done, rest), b.rows(done, rest), tail);
+}
+
+/// [`batch::slerp_into`](crate::batch::slerp_into); the operands have
+/// `out.len()` rows.
+pub(crate) fn slerp_into(
+    a: PerRow<'_, Gf8>,
+    b: PerRow<'_, Gf8>,
+    t: PerRow<'_, f32>,
+    out: &mut [Gf8],
+) {
+    let (columns_a, columns_b) = (Columns::new(a), Columns::new(b));
+    let (quads, tail) = out.as_chunks_mut::<4>();
+    let done = 4 * quads.len();
+    for (n, quad) in quads.iter_mut().enumerate() {
+        let start = 4 * n;
+        let columns = slerp_lanes(&columns_a.at(start), &columns_b.at(start), ts_at(t, start))
+            .map(|c| c.to_array());
+        for (i, slot) in quad.iter_mut().enumerate() {
+            *slot = Gf8::new_unchecked(core::array::from_fn(|k| columns[k][i] as f32));
+        }
+    }
+    let rest = tail.len();
+    sphere::slerp_from(
+        a.rows(done, rest),
+        b.rows(done, rest),
+        t.rows(done, rest),
+        tail,
+    );
+}
+
+/// The lane functions on four pairs given in `f64` (rows), as `f64`: the
+/// unit test of `simd/sphere.rs` compares them with the scalar lanes bit
+/// for bit, before any rounding to `f32` could hide a difference.
+#[cfg(test)]
+pub(crate) fn lanes_for_test(
+    a: &[[f64; 8]; 4],
+    b: &[[f64; 8]; 4],
+    t: [f64; 4],
+) -> ([f64; 4], [[f64; 8]; 4]) {
+    let columns = |rows: &[[f64; 8]; 4]| -> [F; 8] {
+        core::array::from_fn(|k| F::new(rows.map(|row| row[k])))
+    };
+    let (ca, cb) = (columns(a), columns(b));
+    let angles = geodesic_lanes(&ca, &cb).to_array();
+    let c = slerp_lanes(&ca, &cb, F::new(t)).map(|c| c.to_array());
+    (
+        angles,
+        core::array::from_fn(|i| core::array::from_fn(|k| c[k][i])),
+    )
+}

@@ -1,0 +1,536 @@
+//! The sphere kernels' arithmetic, written once for every backend: the
+//! geodesic distance and slerp of [`batch::geodesic_distances_into`] and
+//! [`batch::slerp_into`], on lanes of `f64`.
+//!
+//! [`sphere_lanes!`] expands, in a backend's module, to the lane functions
+//! (`geodesic_lanes`, `slerp_lanes`, their `atan2` and `sin_cos`) in terms
+//! of a few operations the module defines on its lane type `F` and mask
+//! type `M`: `splat`, `add`, `sub`, `mul`, `div`, `sqrt`, `neg`, the
+//! comparisons `eq`, `lt`, `le`, `gt`, `ge`, the mask operations `and`,
+//! `or`, `not`, and `select(mask, if_true, if_false)`. Each is one IEEE
+//! operation (correctly rounded, no FMA), so every backend computes the
+//! same bits: the scalar one here on `f64`, the portable one on
+//! `wide::f64x4`, the AVX2 one on `__m256d`.
+//!
+//! # Accuracy
+//!
+//! Everything is computed in `f64` from the `f32` inputs and rounded once
+//! to `f32` at the end. `atan` (Cephes' rational approximation, with its
+//! range reduction) and `sin`/`cos` (Cephes' polynomials on `[−π/4, π/4]`,
+//! after one exact subtraction of a two-part π/2 or π) stay within 2 ulp of `f64` of
+//! libm's (`sphere_math_matches_libm` below checks it over a sweep), so
+//! the `f32` results are the correctly rounded ones except when the exact
+//! value lies within about 1e-15 (relative) of a rounding boundary, where
+//! they may be 1 ulp off: the tests check every result against the `f64`
+//! value of the per-vector method to within 1 ulp of `f32`.
+//!
+//! [`batch::geodesic_distances_into`]: crate::batch::geodesic_distances_into
+//! [`batch::slerp_into`]: crate::batch::slerp_into
+
+use crate::batch::PerRow;
+use crate::Gf8;
+
+/// `tan(3π/8)`: above it `atan` reduces `x` to `−1/x`.
+pub(crate) const T3P8: f64 = 2.414_213_562_373_095;
+/// At most this, `atan` takes its argument as it is; between it and
+/// [`T3P8`], `(x − 1)/(x + 1)`.
+pub(crate) const ATAN_DIRECT: f64 = 0.66;
+/// The part of π/2 that `f64`'s `FRAC_PI_2` leaves out (Cephes' `MOREBITS`).
+pub(crate) const FRAC_PI_2_LO: f64 = 6.123_233_995_736_766e-17;
+/// The part of π that `f64`'s `PI` leaves out.
+pub(crate) const PI_LO: f64 = 1.224_646_799_147_353_2e-16;
+/// Cephes' `atan` numerator, highest power first (its decimal constants,
+/// as `f64`).
+pub(crate) const ATAN_P: [f64; 5] = [
+    -0.875_060_860_003_190_4,
+    -16.157_537_187_333_652,
+    -75.008_557_923_147_05,
+    -122.886_668_449_013_61,
+    -64.850_219_049_420_25,
+];
+/// Cephes' `atan` denominator (monic), highest power first, after the 1.
+pub(crate) const ATAN_Q: [f64; 5] = [
+    24.858_464_901_423_062,
+    165.027_009_831_698_85,
+    432.881_060_491_290_27,
+    485.390_399_635_913_7,
+    194.550_657_148_261_4,
+];
+/// Cephes' `sin` polynomial on `[−π/4, π/4]`, highest power first.
+pub(crate) const SIN_P: [f64; 6] = [
+    1.589_623_015_765_465_6e-10,
+    -2.505_074_776_285_780_7e-8,
+    2.755_731_362_138_572_2e-6,
+    -1.984_126_982_958_954e-4,
+    8.333_333_333_322_118e-3,
+    -0.166_666_666_666_666_3,
+];
+/// Cephes' `cos` polynomial on `[−π/4, π/4]`, highest power first.
+pub(crate) const COS_P: [f64; 6] = [
+    -1.135_853_652_138_768_2e-11,
+    2.087_570_084_197_473e-9,
+    -2.755_731_417_929_674e-7,
+    2.480_158_728_885_170_4e-5,
+    -1.388_888_888_887_305_6e-3,
+    4.166_666_666_666_659_5e-2,
+];
+/// Slerp treats unit inputs whose perpendicular part is shorter than this
+/// as parallel or opposite, as `Gf8::slerp` does.
+pub(crate) const PARALLEL_EPS: f64 = 1e-12;
+
+/// The lane functions, in terms of the operations of the module it is
+/// expanded in (see the module docs); the attributes (a `target_feature`)
+/// go on every function.
+macro_rules! sphere_lanes {
+    ($(#[$attr:meta])*) => {
+        /// `((x0 + x4) + (x2 + x6)) + ((x1 + x5) + (x3 + x7))`: the
+        /// pairwise order of `gf8::dot`.
+        $(#[$attr])*
+        #[inline]
+        fn sum8(x: &[F; 8]) -> F {
+            add(
+                add(add(x[0], x[4]), add(x[2], x[6])),
+                add(add(x[1], x[5]), add(x[3], x[7])),
+            )
+        }
+
+        /// Lane by lane, `Σ a_k b_k` in the order of [`sum8`].
+        $(#[$attr])*
+        #[inline]
+        fn dot8(a: &[F; 8], b: &[F; 8]) -> F {
+            let mut p = [splat(0.0); 8];
+            for k in 0..8 {
+                p[k] = mul(a[k], b[k]);
+            }
+            sum8(&p)
+        }
+
+        /// Horner's rule on `coefficients` (highest power first), with an
+        /// implicit leading 1 when `monic`.
+        $(#[$attr])*
+        #[inline]
+        fn horner(z: F, coefficients: &[f64], monic: bool) -> F {
+            let mut acc = if monic {
+                add(z, splat(coefficients[0]))
+            } else {
+                splat(coefficients[0])
+            };
+            for &c in &coefficients[1..] {
+                acc = add(mul(acc, z), splat(c));
+            }
+            acc
+        }
+
+        /// `atan2(y, x)` for `y, x ≥ 0`, not both zero: Cephes' `atan`
+        /// of `y / x` with its range reduction done on `y` and `x`
+        /// (`−x / y` above `tan(3π/8)`, `(y − x)/(y + x)` above 0.66).
+        $(#[$attr])*
+        #[inline]
+        fn atan2_positive(y: F, x: F) -> F {
+            use $crate::simd::sphere::{ATAN_DIRECT, ATAN_P, ATAN_Q, FRAC_PI_2_LO, T3P8};
+            let big = gt(y, mul(splat(T3P8), x));
+            let small = le(y, mul(splat(ATAN_DIRECT), x));
+            let num = select(big, neg(x), select(small, y, sub(y, x)));
+            let den = select(big, y, select(small, x, add(y, x)));
+            let base = select(
+                big,
+                splat(core::f64::consts::FRAC_PI_2),
+                select(small, splat(0.0), splat(core::f64::consts::FRAC_PI_4)),
+            );
+            let more = select(
+                big,
+                splat(FRAC_PI_2_LO),
+                select(small, splat(0.0), splat(0.5 * FRAC_PI_2_LO)),
+            );
+            let r = div(num, den);
+            let z = mul(r, r);
+            let w = div(mul(z, horner(z, &ATAN_P, false)), horner(z, &ATAN_Q, true));
+            add(base, add(add(mul(r, w), r), more))
+        }
+
+        /// `(sin φ, cos φ)` for `φ` in `[0, π]`: reduced to `[−π/4, π/4]`
+        /// by one exact subtraction of `π/2` or `π` (each in two parts),
+        /// then Cephes' polynomials.
+        $(#[$attr])*
+        #[inline]
+        fn sin_cos_lanes(phi: F) -> (F, F) {
+            use $crate::simd::sphere::{COS_P, FRAC_PI_2_LO, PI_LO, SIN_P};
+            use core::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+            let mid = gt(phi, splat(FRAC_PI_4));
+            let top = gt(phi, splat(3.0 * FRAC_PI_4));
+            let r = select(
+                top,
+                sub(sub(phi, splat(PI)), splat(PI_LO)),
+                select(mid, sub(sub(phi, splat(FRAC_PI_2)), splat(FRAC_PI_2_LO)), phi),
+            );
+            let z = mul(r, r);
+            let s = add(r, mul(r, mul(z, horner(z, &SIN_P, false))));
+            let c = add(
+                sub(splat(1.0), mul(splat(0.5), z)),
+                mul(mul(z, z), horner(z, &COS_P, false)),
+            );
+            (
+                select(top, neg(s), select(mid, c, s)),
+                select(top, neg(c), select(mid, neg(s), c)),
+            )
+        }
+
+        /// The geodesic distance of `Gf8::geodesic_distance`, lane by lane:
+        /// `2·atan2(‖a/|a| − b/|b|‖, ‖a/|a| + b/|b|‖)`, with both terms
+        /// multiplied by `|a||b|` (which leaves the angle unchanged and
+        /// saves two divisions); π/2 between zero and a unit vector, 0
+        /// between two zeros.
+        $(#[$attr])*
+        #[inline]
+        fn geodesic_lanes(a: &[F; 8], b: &[F; 8]) -> F {
+            let zero = splat(0.0);
+            let na = dot8(a, a);
+            let nb = dot8(b, b);
+            let la = sqrt(na);
+            let lb = sqrt(nb);
+            let mut d = [zero; 8];
+            let mut s = [zero; 8];
+            for k in 0..8 {
+                let x = mul(a[k], lb);
+                let y = mul(b[k], la);
+                d[k] = sub(x, y);
+                s[k] = add(x, y);
+            }
+            let angle = mul(
+                splat(2.0),
+                atan2_positive(sqrt(dot8(&d, &d)), sqrt(dot8(&s, &s))),
+            );
+            let a_zero = eq(na, zero);
+            let b_zero = eq(nb, zero);
+            let right = splat(core::f64::consts::FRAC_PI_2);
+            select(
+                a_zero,
+                select(b_zero, zero, right),
+                select(b_zero, right, angle),
+            )
+        }
+
+        /// `Gf8::slerp`, lane by lane, with its cases as masks: `t` NaN or
+        /// at most 0 gives `a`, at least 1 gives `b`, equal inputs give
+        /// `a`; a zero input, or parallel inputs, the normalized linear
+        /// interpolation; opposite ones the great circle through `J·a`.
+        $(#[$attr])*
+        #[inline]
+        fn slerp_lanes(a: &[F; 8], b: &[F; 8], t: F) -> [F; 8] {
+            use $crate::simd::sphere::PARALLEL_EPS;
+            let zero = splat(0.0);
+            let one = splat(1.0);
+            let na = dot8(a, a);
+            let nb = dot8(b, b);
+            let any_zero = or(eq(na, zero), eq(nb, zero));
+            // Unit inputs (NaN in the lanes of a zero one, which take the
+            // linear branch on the raw inputs).
+            let ia = div(one, sqrt(na));
+            let ib = div(one, sqrt(nb));
+            let mut ua = [zero; 8];
+            let mut ub = [zero; 8];
+            let mut d = [zero; 8];
+            let mut s = [zero; 8];
+            for k in 0..8 {
+                ua[k] = mul(a[k], ia);
+                ub[k] = mul(b[k], ib);
+                d[k] = sub(ua[k], ub[k]);
+                s[k] = add(ua[k], ub[k]);
+            }
+            let theta = mul(
+                splat(2.0),
+                atan2_positive(sqrt(dot8(&d, &d)), sqrt(dot8(&s, &s))),
+            );
+            // The part of `ub` perpendicular to `ua` (Gram–Schmidt twice).
+            let cosine = dot8(&ub, &ua);
+            let mut p = [zero; 8];
+            for k in 0..8 {
+                p[k] = sub(ub[k], mul(cosine, ua[k]));
+            }
+            let c = dot8(&p, &ua);
+            for k in 0..8 {
+                p[k] = sub(p[k], mul(c, ua[k]));
+            }
+            let length = sqrt(dot8(&p, &p));
+            let general = gt(length, splat(PARALLEL_EPS));
+            let on_circle = or(general, lt(cosine, zero));
+            let linear = or(any_zero, not(on_circle));
+            let inv_length = div(one, length);
+            let (sin, cos) = sin_cos_lanes(mul(t, theta));
+            let alpha = select(linear, sub(one, t), cos);
+            let beta = select(linear, t, sin);
+            let mut v = [zero; 8];
+            for k in 0..8 {
+                // J·ua = (−ua1, ua0, −ua3, ua2, …).
+                let j = if k % 2 == 0 { neg(ua[k + 1]) } else { ua[k - 1] };
+                let direction = select(general, mul(p[k], inv_length), j);
+                let x = select(any_zero, a[k], ua[k]);
+                let y = select(any_zero, b[k], select(on_circle, direction, ub[k]));
+                v[k] = add(mul(alpha, x), mul(beta, y));
+            }
+            let nv = dot8(&v, &v);
+            let inv = div(one, sqrt(nv));
+            let v_zero = eq(nv, zero);
+            let t_low = not(gt(t, zero));
+            let t_high = ge(t, one);
+            let mut same = eq(a[0], b[0]);
+            for k in 1..8 {
+                same = and(same, eq(a[k], b[k]));
+            }
+            let mut out = [zero; 8];
+            for k in 0..8 {
+                let narrowed = select(v_zero, zero, mul(v[k], inv));
+                out[k] = select(
+                    t_low,
+                    a[k],
+                    select(t_high, b[k], select(same, a[k], narrowed)),
+                );
+            }
+            out
+        }
+    };
+}
+pub(crate) use sphere_lanes;
+
+/// The lanes on plain `f64`: the scalar backend, and the tails of the
+/// others.
+mod lanes {
+    type F = f64;
+
+    #[inline]
+    fn splat(x: f64) -> F {
+        x
+    }
+    #[inline]
+    fn add(a: F, b: F) -> F {
+        a + b
+    }
+    #[inline]
+    fn sub(a: F, b: F) -> F {
+        a - b
+    }
+    #[inline]
+    fn mul(a: F, b: F) -> F {
+        a * b
+    }
+    #[inline]
+    fn div(a: F, b: F) -> F {
+        a / b
+    }
+    #[inline]
+    fn sqrt(a: F) -> F {
+        a.sqrt()
+    }
+    #[inline]
+    fn neg(a: F) -> F {
+        -a
+    }
+    #[inline]
+    fn eq(a: F, b: F) -> bool {
+        a == b
+    }
+    #[inline]
+    fn lt(a: F, b: F) -> bool {
+        a < b
+    }
+    #[inline]
+    fn le(a: F, b: F) -> bool {
+        a <= b
+    }
+    #[inline]
+    fn gt(a: F, b: F) -> bool {
+        a > b
+    }
+    #[inline]
+    fn ge(a: F, b: F) -> bool {
+        a >= b
+    }
+    #[inline]
+    fn and(a: bool, b: bool) -> bool {
+        a & b
+    }
+    #[inline]
+    fn or(a: bool, b: bool) -> bool {
+        a | b
+    }
+    #[inline]
+    fn not(a: bool) -> bool {
+        !a
+    }
+    #[inline]
+    fn select(mask: bool, if_true: F, if_false: F) -> F {
+        if mask {
+            if_true
+        } else {
+            if_false
+        }
+    }
+
+    super::sphere_lanes!();
+
+    pub(super) fn geodesic(a: &[F; 8], b: &[F; 8]) -> F {
+        geodesic_lanes(a, b)
+    }
+    pub(super) fn slerp(a: &[F; 8], b: &[F; 8], t: F) -> [F; 8] {
+        slerp_lanes(a, b, t)
+    }
+    #[cfg(test)]
+    pub(super) fn atan2(y: F, x: F) -> F {
+        atan2_positive(y, x)
+    }
+    #[cfg(test)]
+    pub(super) fn sin_cos(phi: F) -> (F, F) {
+        sin_cos_lanes(phi)
+    }
+}
+
+/// A vector's coordinates in `f64` (exact).
+#[inline]
+fn widen(v: Gf8) -> [f64; 8] {
+    v.to_array().map(f64::from)
+}
+
+/// The geodesic distance of one pair, exactly as every backend computes it.
+#[inline]
+#[must_use]
+pub(crate) fn geodesic_distance(a: Gf8, b: Gf8) -> f32 {
+    lanes::geodesic(&widen(a), &widen(b)) as f32
+}
+
+/// The slerp of one pair, exactly as every backend computes it.
+#[inline]
+#[must_use]
+pub(crate) fn slerp(a: Gf8, b: Gf8, t: f32) -> Gf8 {
+    Gf8::new_unchecked(lanes::slerp(&widen(a), &widen(b), f64::from(t)).map(|x| x as f32))
+}
+
+/// The scalar geodesic kernel: row `i` of `out` from row `i` of `a` and
+/// `b` (lengths checked by the caller).
+pub(crate) fn geodesic_distances_from(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = geodesic_distance(a.get(i), b.get(i));
+    }
+}
+
+/// The scalar slerp kernel: row `i` of `out` from row `i` of `a`, `b` and
+/// `t` (lengths checked by the caller).
+pub(crate) fn slerp_from(
+    a: PerRow<'_, Gf8>,
+    b: PerRow<'_, Gf8>,
+    t: PerRow<'_, f32>,
+    out: &mut [Gf8],
+) {
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = slerp(a.get(i), b.get(i), t.get(i));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lanes;
+
+    /// Ulps of `f64` between two numbers of the same sign.
+    fn ulps(a: f64, b: f64) -> u64 {
+        a.to_bits().abs_diff(b.to_bits())
+    }
+
+    #[test]
+    fn sphere_math_matches_libm() {
+        let mut worst = (0, 0, 0);
+        for i in 0..=200_000u32 {
+            // atan2 over every ratio, both ways round.
+            let y = f64::from(i) / 200_000.0;
+            for (y, x) in [(y, 1.0), (1.0, y), (y * 1e-9, 1.0)] {
+                worst.0 = worst.0.max(ulps(lanes::atan2(y, x), y.atan2(x)));
+            }
+            // sin and cos on [0, π].
+            let phi = core::f64::consts::PI * f64::from(i) / 200_000.0;
+            let (sin, cos) = lanes::sin_cos(phi);
+            // Near a zero, the error of the argument's own rounding (half
+            // an ulp of π) dominates: compare absolutely there.
+            let (ref_sin, ref_cos) = phi.sin_cos();
+            let close = |a: f64, b: f64| (a - b).abs() <= 2.5e-16 || ulps(a.abs(), b.abs()) <= 2;
+            assert!(close(sin, ref_sin), "sin({phi}): {sin} vs {ref_sin}");
+            assert!(close(cos, ref_cos), "cos({phi}): {cos} vs {ref_cos}");
+            worst.1 = worst.1.max(if ref_sin.abs() > 1e-3 {
+                ulps(sin, ref_sin)
+            } else {
+                0
+            });
+            worst.2 = worst.2.max(if ref_cos.abs() > 1e-3 {
+                ulps(cos.abs(), ref_cos.abs())
+            } else {
+                0
+            });
+        }
+        assert_eq!(lanes::atan2(0.0, 1.0), 0.0);
+        assert_eq!(lanes::atan2(1.0, 0.0), core::f64::consts::FRAC_PI_2);
+        assert!(
+            worst.0 <= 2 && worst.1 <= 2 && worst.2 <= 2,
+            "worst ulps {worst:?}"
+        );
+    }
+
+    /// Random `f64` inputs (not only widened `f32`), so that any operation
+    /// a backend does differently shows in the last bits of the `f64`
+    /// results, before rounding to `f32` hides most of it.
+    #[test]
+    fn backends_compute_the_same_f64_bits() {
+        let mut state = 0x1234_5678_9ABC_DEF0u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        };
+        for round in 0..20_000 {
+            let mut a = [[0.0f64; 8]; 4];
+            let mut b = [[0.0f64; 8]; 4];
+            for i in 0..4 {
+                a[i] = core::array::from_fn(|_| next());
+                b[i] = match (round + i) % 5 {
+                    0 => a[i].map(|x| -x + 1e-9 * next()),
+                    1 => a[i].map(|x| x + 1e-7 * next()),
+                    2 => {
+                        // Exactly opposite, with zero coordinates: the
+                        // great circle through J·a, signs of zero included.
+                        a[i][(round % 4) * 2] = 0.0;
+                        a[i][(round % 4) * 2 + 1] = 0.0;
+                        a[i].map(|x| -x)
+                    }
+                    _ => core::array::from_fn(|_| next()),
+                };
+            }
+            let t: [f64; 4] = core::array::from_fn(|_| 0.5 + 0.6 * next());
+            let angles: [f64; 4] = core::array::from_fn(|i| lanes::geodesic(&a[i], &b[i]));
+            let slerped: [[f64; 8]; 4] = core::array::from_fn(|i| lanes::slerp(&a[i], &b[i], t[i]));
+            let expected = (
+                angles.map(f64::to_bits),
+                slerped.map(|v| v.map(f64::to_bits)),
+            );
+            let as_bits = |(g, s): ([f64; 4], [[f64; 8]; 4])| {
+                (g.map(f64::to_bits), s.map(|v| v.map(f64::to_bits)))
+            };
+            #[cfg(feature = "simd")]
+            assert_eq!(
+                as_bits(crate::simd::portable::sphere_lanes_for_test(&a, &b, t)),
+                expected,
+                "portable, round {round}"
+            );
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            if let Some(token) = crate::simd::Avx2Fma::detect() {
+                assert_eq!(
+                    as_bits(token.sphere_lanes_for_test(&a, &b, t)),
+                    expected,
+                    "AVX2, round {round}"
+                );
+            }
+            let _ = as_bits;
+        }
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        crate::precondition::precondition(
+            crate::simd::Avx2Fma::detect().is_some(),
+            "an x86-64 CPU with AVX2 and FMA (the AVX2 sphere lanes are not tested here)",
+        );
+    }
+}
