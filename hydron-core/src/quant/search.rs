@@ -738,7 +738,7 @@ fn run_split<D: BlockDecoder>(
             .par_chunks(piece * job.code_size)
             .enumerate()
             .map(|(i, c)| {
-                let first = i * piece + 1;
+                let first = i * piece;
                 let s = if scales.is_empty() {
                     scales
                 } else {
