@@ -109,9 +109,13 @@ pub fn refuse_masked(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
     Ok(())
 }
 
-/// `obj` as a float32 numpy array of shape `(8,)` or `(N, 8)`: itself when
-/// it is one, else converted (see the module docs).
-fn float32_array<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyUntypedArray>> {
+/// `obj` as a float32 numpy array of shape `(width,)` or `(N, width)`:
+/// itself when it is one, else converted (see the module docs).
+fn float32_array<'py>(
+    obj: &Bound<'py, PyAny>,
+    width: usize,
+    what: &str,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
     refuse_masked(obj, what)?;
     let py = obj.py();
     let f32_dtype = dtype::<f32>(py);
@@ -128,7 +132,7 @@ fn float32_array<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py
             })?
         }
     };
-    check_vector_shape(&arr, what)?;
+    check_vector_shape(&arr, width, what)?;
     if arr.dtype().is_equiv_to(&f32_dtype) {
         return Ok(arr);
     }
@@ -177,12 +181,12 @@ fn float32_array<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py
     Ok(converted)
 }
 
-/// A `ValueError` unless `arr` has shape `(8,)` or `(N, 8)`.
-fn check_vector_shape(arr: &Bound<'_, PyUntypedArray>, what: &str) -> PyResult<()> {
+/// A `ValueError` unless `arr` has shape `(width,)` or `(N, width)`.
+fn check_vector_shape(arr: &Bound<'_, PyUntypedArray>, width: usize, what: &str) -> PyResult<()> {
     match arr.shape() {
-        [8] | [_, 8] => Ok(()),
+        [w] | [_, w] if *w == width => Ok(()),
         shape => Err(PyValueError::new_err(format!(
-            "{what}: expected shape (N, 8) or (8,), got {}",
+            "{what}: expected shape (N, {width}) or ({width},), got {}",
             shape_text(shape)
         ))),
     }
@@ -191,7 +195,7 @@ fn check_vector_shape(arr: &Bound<'_, PyUntypedArray>, what: &str) -> PyResult<(
 /// Reads `obj` as vectors (see the module docs): `(vectors, single)`,
 /// where `single` says it was one `(8,)` vector.
 pub fn input<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<(Vectors<'py>, bool)> {
-    let arr = float32_array(obj, what)?;
+    let arr = float32_array(obj, 8, what)?;
     if arr.shape() == [8] {
         let arr = in_c_order(arr.cast::<PyArray1<f32>>()?, what)?;
         // `in_c_order` gave a contiguous (8,) array: 8 floats.
@@ -204,6 +208,26 @@ pub fn input<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<(Vectors<'py>
     }
     let arr = arr.cast::<PyArray2<f32>>()?;
     Ok((Vectors::Array(in_c_order(arr, what)?), false))
+}
+
+/// Reads `obj` as rows of `width` numbers by the rules of the module docs
+/// (a `(width,)` vector is one row): the C-ordered float32 array, and
+/// whether it was one vector. For vectors of any dimension (the lattice
+/// quantizer's).
+pub fn rows<'py>(
+    obj: &Bound<'py, PyAny>,
+    width: usize,
+    what: &str,
+) -> PyResult<(PyReadonlyArray2<'py, f32>, bool)> {
+    let arr = float32_array(obj, width, what)?;
+    let single = arr.ndim() == 1;
+    let arr = if single {
+        arr.call_method1("reshape", ((1usize, width),))?
+            .cast_into::<PyUntypedArray>()?
+    } else {
+        arr
+    };
+    Ok((in_c_order(arr.cast::<PyArray2<f32>>()?, what)?, single))
 }
 
 /// Reads `obj` as vectors, a single `(8,)` vector as one row.

@@ -475,3 +475,61 @@ pub fn failed_writer(py: Python<'_>, path: &std::path::Path, why: &str) -> PyErr
         &[],
     )
 }
+
+/// A lattice quantizer's error (`hydron_core::quant::QuantError`): an
+/// `InvalidVectorError` naming the vector (or query) and coordinate for a
+/// NaN, an infinity or a bad scale; a `HydronError` for the rest (a rate,
+/// dimension or `k` that cannot be, codes or scales of the wrong length).
+pub fn quant_error(py: Python<'_>, e: hydron_core::quant::QuantError) -> PyErr {
+    use hydron_core::quant::QuantError as Q;
+    let message = e.to_string();
+    let vector = |index: usize, coordinate: Option<usize>, reason: String| {
+        let mut kw = vec![
+            ("index", int(py, index as u64)),
+            (
+                "reason",
+                reason
+                    .into_pyobject(py)
+                    .map_or_else(|_| py.None(), |o| o.into_any().unbind()),
+            ),
+        ];
+        if let Some(c) = coordinate {
+            kw.push(("coordinate", int(py, c as u64)));
+        }
+        raise(py, "InvalidVectorError", message.clone(), &kw)
+    };
+    match e {
+        Q::NotANumber {
+            vector: v,
+            coordinate,
+        }
+        | Q::QueryNotANumber {
+            query: v,
+            coordinate,
+        } => vector(
+            v,
+            Some(coordinate),
+            format!("coordinate {coordinate} is NaN"),
+        ),
+        Q::Infinite {
+            vector: v,
+            coordinate,
+            value,
+        }
+        | Q::QueryInfinite {
+            query: v,
+            coordinate,
+            value,
+        } => vector(
+            v,
+            Some(coordinate),
+            format!("coordinate {coordinate} is infinite ({value})"),
+        ),
+        Q::InvalidScale { vector: v, value } => vector(
+            v,
+            None,
+            format!("scale {value} is not a finite non-negative number"),
+        ),
+        _ => raise(py, "HydronError", message, &[]),
+    }
+}

@@ -21,6 +21,7 @@ mod math;
 #[cfg_attr(not(feature = "parquet"), path = "parquet_not_built.rs")]
 mod parquet;
 mod policy;
+mod quant;
 mod stream;
 
 use pyo3::prelude::*;
@@ -56,6 +57,8 @@ fn _hydron(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(file::detect_format, m)?)?;
     m.add_class::<file::FileWriter>()?;
     m.add_class::<file::ChunkIter>()?;
+    m.add_class::<quant::LatticeQuantizer>()?;
+    m.add_class::<quant::LatticeCodes>()?;
     #[cfg(feature = "arrow")]
     {
         m.add_class::<capsule::ArrowArray>()?;

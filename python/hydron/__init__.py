@@ -39,7 +39,7 @@ import numpy.typing as npt
 from . import _hydron
 from ._hydron import (DEFAULT_CHUNK_VECTORS, DEFAULT_ROW_GROUP_VECTORS, FEATURES, MAX_BATCH_LEN,
                       MAX_CHUNK_VECTORS, MAX_CODES_LEN, NORM_TOLERANCE, ChunkIter, FileWriter,
-                      backend,
+                      LatticeCodes, LatticeQuantizer, backend,
                       codes_to_vectors, decode_batch, decode_codes, decode_gf8, decode_json,
                       decode_jsonl, dot, dumps, encode_batch, encode_codes, encode_gf8,
                       encode_json, encode_jsonl, geodesic_distance, iter_chunks, load, loads,
@@ -166,6 +166,7 @@ __all__ = [
     "encode_batch", "decode_batch", "encode_gf8", "decode_gf8", "encode_codes", "decode_codes",
     "encode_json", "decode_json", "encode_jsonl", "decode_jsonl",
     "save", "load", "dumps", "loads", "iter_chunks", "ChunkIter", "FileWriter", "detect_format",
+    "LatticeQuantizer", "LatticeCodes",
     "DEFAULT_ROW_GROUP_VECTORS", "ArrowArray", "ArrowTable", "to_arrow", "to_arrow_table", "from_arrow", "codes_to_arrow",
     "codes_from_arrow", "save_parquet", "load_parquet", "save_codes_parquet",
     "load_codes_parquet", "iter_parquet", "ParquetChunkIter",

@@ -4,7 +4,7 @@ PyO3). Import the names from ``hydron``."""
 import os
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Any, Final, final, overload
+from typing import Any, Final, Literal, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +25,8 @@ __all__ = [
     "ChunkIter",
     "DEFAULT_CHUNK_VECTORS",
     "FileWriter",
+    "LatticeCodes",
+    "LatticeQuantizer",
     "MAX_BATCH_LEN",
     "MAX_CHUNK_VECTORS",
     "MAX_CODES_LEN",
@@ -912,3 +914,143 @@ class ParquetChunkIter(Iterator[_F32]):
     def claimed_vectors(self) -> int:
         """The number of rows the file's footer claims (checked against each
         row group as it is read)."""
+
+# The lattice quantizer (hydron_core::quant).
+
+@final
+class LatticeQuantizer:
+    """A lattice quantizer: float vectors of any dimension to compact codes,
+    with no training.
+
+    Each vector is padded with zeros to a multiple of 8 coordinates, rotated
+    (random signs and a fast Walsh–Hadamard transform drawn from ``seed``;
+    ``rotate=None`` turns it on when ``dim > 8``), divided by its scale,
+    and each 8-dim block is given the code of its nearest point of the E8P
+    codebook (2^16 points of the E8 lattice + 1/4, exact): ``bits=2`` bits
+    per coordinate, ``code_size`` bytes per vector. With ``scale="vector"``
+    (the default) each vector's scale is one float32 stored beside its
+    codes, so vectors of any norm work; ``scale="unit"`` stores none and
+    takes every vector to have norm 1. ``bits`` is passed to hydron-core,
+    which builds 2 (other rates raise ``HydronError`` until it builds them).
+
+    Examples
+    --------
+    >>> import numpy as np, hydron
+    >>> q = hydron.LatticeQuantizer(384)
+    >>> q.code_size, q.rotate
+    (96, True)
+    >>> x = np.random.default_rng(0).standard_normal((1000, 384), dtype=np.float32)
+    >>> codes = q.encode(x)
+    >>> codes.codes.shape, codes.scales.shape
+    ((1000, 96), (1000,))
+    >>> y = q.decode(codes)
+    >>> bool(((x - y) ** 2).sum() / (x ** 2).sum() < 0.1)
+    True
+    >>> distances, ids = q.search(codes, x[:5], k=3)
+    >>> ids[:, 0].tolist()
+    [0, 1, 2, 3, 4]
+    """
+
+    def __new__(cls, dim: int, bits: int = 2, seed: int = 0, rotate: bool | None = None, *,
+                scale: Literal["vector", "unit"] = "vector") -> LatticeQuantizer: ...
+    @property
+    def dim(self) -> int:
+        """The dimension of the vectors."""
+    @property
+    def bits(self) -> int:
+        """Bits per coordinate (of the vector padded to a multiple of 8)."""
+    @property
+    def seed(self) -> int:
+        """The seed of the rotation."""
+    @property
+    def rotate(self) -> bool:
+        """Whether the vectors are rotated before they are quantized."""
+    @property
+    def scale(self) -> Literal["vector", "unit"]:
+        """``"vector"`` (one float32 scale per vector) or ``"unit"`` (none)."""
+    @property
+    def code_size(self) -> int:
+        """Code bytes per vector (the scale is apart)."""
+    def encode(self, x: npt.ArrayLike) -> LatticeCodes:
+        """Encode vectors: ``x`` is ``(N, dim)``, or one ``(dim,)`` vector (one
+        row of codes), of any real numbers (converted as
+        ``np.asarray(x, dtype=np.float32)``). Returns a
+        :class:`LatticeCodes`. A NaN or infinite coordinate raises
+        ``InvalidVectorError`` (``.index``, ``.coordinate``).
+        """
+    def decode(self, codes: LatticeCodes) -> _F32:
+        """Decode codes made by a quantizer of the same parameters: a new
+        ``(N, dim)`` float32 array.
+        """
+    def search(self, codes: LatticeCodes, queries: npt.ArrayLike, k: int,
+               metric: Literal["l2", "ip"] = "l2") -> tuple[_F32, npt.NDArray[np.int64]]:
+        """The ``k`` nearest of ``codes`` to each query: ``(distances, ids)``,
+        float32 and int64 arrays of shape ``(Q, min(k, N))`` for ``(Q, dim)``
+        queries (``(min(k, N),)`` for one ``(dim,)`` query), best first.
+        ``metric="l2"``: squared Euclidean distances, smallest first;
+        ``"ip"``: inner products, largest first. Equal distances rank by the
+        smaller id. Distances are asymmetric: the float queries against each
+        code, decoded in registers (never the whole database), in float32.
+        For ``dim`` a multiple of 8, L2 is the distance to ``decode``'s
+        vector; otherwise it also counts the reconstruction's part in the
+        padding coordinates. ``k`` must be at least 1.
+        """
+
+@final
+class LatticeCodes:
+    """Codes of a :class:`LatticeQuantizer`: ``codes``, a ``(N, code_size)``
+    uint8 array; ``scales``, a ``(N,)`` float32 array (``None`` when
+    ``scale="unit"``); and the parameters of the quantizer that reads them
+    (``dim``, ``bits``, ``seed``, ``rotate``, ``scale``; ``quantizer``
+    builds it).
+
+    ``LatticeCodes(codes, scales, *, dim, bits=2, seed=0, rotate=None)``
+    makes them from arrays (saved ones, say): ``codes`` must be a uint8
+    array of shape ``(N, code_size)``, ``scales`` ``None`` (unit mode) or
+    ``N`` finite non-negative numbers (converted to float32). C-contiguous
+    arrays of the right dtype are kept as they are, not copied.
+
+    Examples
+    --------
+    >>> import numpy as np, hydron
+    >>> q = hydron.LatticeQuantizer(12, seed=7)
+    >>> c = q.encode(np.ones((2, 12)))
+    >>> len(c), c.codes.dtype, c.scales.dtype
+    (2, dtype('uint8'), dtype('float32'))
+    >>> again = hydron.LatticeCodes(c.codes, c.scales, dim=12, seed=7)
+    >>> bool((q.decode(again) == q.decode(c)).all())
+    True
+    """
+
+    def __new__(cls, codes: npt.ArrayLike, scales: npt.ArrayLike | None, *, dim: int,
+                bits: int = 2, seed: int = 0, rotate: bool | None = None) -> LatticeCodes: ...
+    @property
+    def codes(self) -> npt.NDArray[np.uint8]:
+        """The codes: a ``(N, code_size)`` uint8 array."""
+    @property
+    def scales(self) -> _F32 | None:
+        """One float32 scale per vector, or ``None`` (``scale="unit"``)."""
+    @property
+    def dim(self) -> int:
+        """The dimension of the vectors."""
+    @property
+    def bits(self) -> int:
+        """Bits per coordinate."""
+    @property
+    def seed(self) -> int:
+        """The seed of the rotation."""
+    @property
+    def rotate(self) -> bool:
+        """Whether the vectors were rotated."""
+    @property
+    def scale(self) -> Literal["vector", "unit"]:
+        """``"vector"`` (with scales) or ``"unit"`` (none)."""
+    @property
+    def code_size(self) -> int:
+        """Code bytes per vector."""
+    @property
+    def quantizer(self) -> LatticeQuantizer:
+        """The quantizer that reads these codes (a new one, of the same
+        parameters).
+        """
+    def __len__(self) -> int: ...
