@@ -1,0 +1,197 @@
+"""Stored lattice codes (docs/format.md section 7): the LatticeCodes fory
+message that stock pyfory reads and writes (the program of section 7.1,
+python/examples/stock_pyfory_lattice.py), its Parquet form that pyarrow,
+Polars and DuckDB read, and files pyarrow and pyfory write that hydron
+reads, checked.
+
+hydron's side is the ``hydron`` tool (``$HYDRON_CLI``: ``quantize --bits
+16|32`` writes codes, ``inspect --json`` reads and checks them) and, where
+the module has them, ``hydron.save``/``hydron.load``."""
+
+import json
+import os
+import re
+import runpy
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import PYTHON_DIR, REPO, missing, require, unit_vectors
+
+pa = require("pyarrow")
+pq = require("pyarrow.parquet")
+pl = require("polars")
+duckdb = require("duckdb")
+
+EXAMPLE = PYTHON_DIR / "examples" / "stock_pyfory_lattice.py"
+sp = runpy.run_path(str(EXAMPLE))
+
+#: What pyfory 1.7.7 writes for LatticeCodes(dim=8, bits=2, seed=7,
+#: rotation=True, scale_mode=0, count=2, codes=[0, 1, 2, 3], scales=[1.5,
+#: 2.5]): the bytes docs/format.md 7.1 gives, and the unit test
+#: encode_writes_what_pyfory_writes in hydron-codec/src/quant/message.rs.
+GOLDEN = bytes.fromhex(
+    "01ff1c0034f012aa2f3dc62bc8e3124c0d89d46cc0480d488418440b0d0c5401c5d304d0e680"
+    "48090513905809c8405936c70c804c3089c324804c3748405924"
+    "0200000000000000" "0700000000000000" "08000000" "01" "02" "00"
+    "04" "00010203" "08" "0000c03f00002040")
+
+
+def cli() -> str:
+    path = os.environ.get("HYDRON_CLI")
+    if not path:
+        missing("HYDRON_CLI is not set: run python/run-tests.sh "
+                "(or cargo build -p hydron-cli and set HYDRON_CLI)")
+    return path
+
+
+def hydron_cli(*args: str, code: int = 0) -> subprocess.CompletedProcess:
+    done = subprocess.run([cli(), *args], capture_output=True, text=True)
+    assert done.returncode == code, done.stderr
+    return done
+
+
+def inspect(path) -> dict:
+    out = subprocess.run([cli(), "inspect", str(path), "--json"], capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def vectors_file(tmp_path, n: int = 50):
+    """A plain JSON array of n unit vectors (a form the tool reads)."""
+    v = unit_vectors(n)
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(v.tolist()))
+    return path, v
+
+
+def test_format_md_shows_the_tested_program_verbatim():
+    doc = (REPO / "docs" / "format.md").read_text()
+    section = doc.split("### 7.1", 1)[1].split("\n### ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert EXAMPLE.read_text() in blocks, "docs/format.md 7.1 differs from " \
+        "examples/stock_pyfory_lattice.py"
+
+
+def test_stock_pyfory_writes_and_reads_the_documented_bytes():
+    fory = sp["make_fory"]()
+    c = sp["LatticeCodes"](8, 2, 7, True, 0, 2, np.arange(4, dtype=np.uint8),
+                           np.array([1.5, 2.5], np.float32))
+    assert fory.serialize(c) == GOLDEN
+    back = fory.deserialize(GOLDEN)
+    assert (back.dim, back.bits, back.seed, back.rotation, back.scale_mode, back.count) == \
+        (8, 2, 7, True, 0, 2)
+    assert back.codes.tolist() == [0, 1, 2, 3] and back.scales.tolist() == [1.5, 2.5]
+    doc = (REPO / "docs" / "format.md").read_text().split("### 7.1", 1)[1]
+    # The example bytes of 7.1, after the 64-byte framing.
+    assert "02 00 00 00 00 00 00 00  07 00 00 00 00 00 00 00  08 00 00 00  01 02 00\n04 00 01 " \
+           "02 03  08 00 00 c0 3f 00 00 20 40" in doc
+    assert " ".join(f"{b:02x}" for b in GOLDEN[4:12]) in doc
+
+
+@pytest.mark.parametrize("bits", ["16", "32"])
+def test_stock_pyfory_reads_what_hydron_writes(tmp_path, bits):
+    src, v = vectors_file(tmp_path, 30)
+    out = tmp_path / "c.fory"
+    hydron_cli("quantize", str(src), str(out), "--bits", bits)
+    c = sp["make_fory"]().deserialize(out.read_bytes())
+    assert (c.dim, c.bits, c.seed, c.rotation, c.scale_mode, c.count) == \
+        (8, int(bits) // 8, 0, False, 2, 30)
+    assert c.codes.shape == (30 * int(bits) // 8,) and c.scales.shape == (0,)
+    # The program of 7.1 runs on it.
+    run = subprocess.run([sys.executable, str(EXAMPLE), str(out)], capture_output=True,
+                         text=True, check=True)
+    assert run.stdout.split()[-2:] == ["(30,", f"{int(bits) // 8})"]
+
+
+def test_hydron_reads_what_stock_pyfory_writes(tmp_path):
+    fory = sp["make_fory"]()
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 256, size=7 * 6, dtype=np.uint8)  # dim 20: 3 blocks, 6 bytes
+    scales = rng.random(7, dtype=np.float32)
+    path = tmp_path / "p.fory"
+    path.write_bytes(fory.serialize(sp["LatticeCodes"](20, 2, 123, True, 0, 7, codes, scales)))
+    j = inspect(path)
+    assert j["complete"], j
+    assert (j["format"], j["dim"], j["bits"], j["code_size"], j["seed"], j["rotation"],
+            j["scale_mode"], j["count"]) == \
+        ("lattice-codes", 20, 2, 6, 123, True, "per-vector", 7)
+
+
+def test_hydron_refuses_a_pyfory_message_whose_count_disagrees(tmp_path):
+    fory = sp["make_fory"]()
+    path = tmp_path / "bad.fory"
+    # count 3, but 4 bytes of 2-byte codes: 2 vectors. pyfory writes it without a word.
+    path.write_bytes(fory.serialize(sp["LatticeCodes"](
+        8, 2, 0, False, 1, 3, np.zeros(4, np.uint8), np.zeros(0, np.float32))))
+    done = hydron_cli("inspect", str(path), code=5)
+    assert "byte offset 64" in done.stderr and "the count says 3 vectors" in done.stderr
+    # A NaN scale is named by its row.
+    path.write_bytes(fory.serialize(sp["LatticeCodes"](
+        8, 2, 0, False, 0, 2, np.zeros(4, np.uint8), np.array([1, np.nan], np.float32))))
+    done = hydron_cli("inspect", str(path), code=5)
+    assert "row 1" in done.stderr and "scale NaN" in done.stderr
+
+
+@pytest.mark.parametrize("bits", ["16", "32"])
+def test_pyarrow_polars_and_duckdb_read_hydron_parquet(tmp_path, bits):
+    src, _ = vectors_file(tmp_path, 40)
+    out = tmp_path / "c.parquet"
+    hydron_cli("quantize", str(src), str(out), "--bits", bits, "--to", "parquet")
+    size = int(bits) // 8
+    fory_out = tmp_path / "c.fory"
+    hydron_cli("quantize", str(src), str(fory_out), "--bits", bits)
+    expected = sp["make_fory"]().deserialize(fory_out.read_bytes()).codes.tobytes()
+
+    table = pq.read_table(out)
+    assert table.schema.field("code").type == pa.binary(size)
+    assert table.column_names == ["code"]  # no scale column in direction mode
+    assert b"".join(table.column("code").to_pylist()) == expected
+    meta = pq.read_metadata(out).metadata
+    assert {k: meta[k] for k in meta if k.startswith(b"hydron.quant.")} == {
+        b"hydron.quant.dim": b"8", b"hydron.quant.bits": str(size).encode(),
+        b"hydron.quant.seed": b"0", b"hydron.quant.rotation": b"false",
+        b"hydron.quant.scale": b"direction", b"hydron.quant.count": b"40"}
+
+    df = pl.read_parquet(out)
+    assert df.schema["code"] == pl.Binary
+    assert b"".join(df["code"].to_list()) == expected
+
+    rows = duckdb.sql(f"SELECT code, typeof(code) AS t FROM read_parquet('{out}')").fetchall()
+    assert {t for _, t in rows} == {"BLOB"}
+    assert b"".join(bytes(c) for c, _ in rows) == expected
+
+
+def test_hydron_reads_parquet_that_pyarrow_writes(tmp_path):
+    rng = np.random.default_rng(9)
+    n, size = 25, 4  # dim 12: 2 blocks of 16 bits
+    codes = rng.integers(0, 256, size=(n, size), dtype=np.uint8)
+    scales = rng.random(n, dtype=np.float32)
+    table = pa.table({
+        "code": pa.FixedSizeBinaryArray.from_buffers(
+            pa.binary(size), n, [None, pa.py_buffer(codes.tobytes())]),
+        "scale": pa.array(scales),
+    })
+    table = table.replace_schema_metadata({
+        "hydron.quant.dim": "12", "hydron.quant.bits": "2", "hydron.quant.seed": "99",
+        "hydron.quant.rotation": "true", "hydron.quant.scale": "per-vector",
+        "hydron.quant.count": str(n)})
+    path = tmp_path / "pa.parquet"
+    pq.write_table(table, path, row_group_size=10)
+    j = inspect(path)
+    assert j["complete"], j
+    assert (j["format"], j["dim"], j["bits"], j["seed"], j["rotation"], j["scale_mode"],
+            j["count"]) == ("parquet-lattice-codes", 12, 2, 99, True, "per-vector", n)
+
+    # A count that disagrees with the rows, and a missing scale column.
+    bad = table.replace_schema_metadata({**table.schema.metadata, b"hydron.quant.count": b"26"})
+    pq.write_table(bad, path)
+    assert "says 26 vectors; the file holds 25 rows" in hydron_cli("inspect", str(path),
+                                                                   code=5).stderr
+    pq.write_table(table.drop_columns(["scale"]), path)
+    assert 'no column named "scale"' in hydron_cli("inspect", str(path), code=5).stderr
+    # A negative scale: its row.
+    scales[17] = -1.0
+    pq.write_table(table.set_column(1, "scale", pa.array(scales)), path)
+    assert "row 17" in hydron_cli("inspect", str(path), code=5).stderr
