@@ -478,7 +478,8 @@ pub fn failed_writer(py: Python<'_>, path: &std::path::Path, why: &str) -> PyErr
 
 /// A lattice quantizer's error (`hydron_core::quant::QuantError`): an
 /// `InvalidVectorError` naming the vector (or query) and coordinate for a
-/// NaN, an infinity or a bad scale; a `HydronError` for the rest (a rate,
+/// NaN, an infinity, a 4-bit code that names no point or a bad scale; a
+/// `HydronError` for the rest (a rate,
 /// dimension or `k` that cannot be, codes or scales of the wrong length).
 pub fn quant_error(py: Python<'_>, e: hydron_core::quant::QuantError) -> PyErr {
     use hydron_core::quant::QuantError as Q;
@@ -524,6 +525,11 @@ pub fn quant_error(py: Python<'_>, e: hydron_core::quant::QuantError) -> PyErr {
             v,
             Some(coordinate),
             format!("coordinate {coordinate} is infinite ({value})"),
+        ),
+        Q::InvalidCode { vector: v, block } => vector(
+            v,
+            None,
+            format!("block {block}: the code names no point of the E8 shell"),
         ),
         Q::InvalidScale { vector: v, value } => vector(
             v,

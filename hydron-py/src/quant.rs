@@ -82,13 +82,14 @@ fn params(q: &Quantizer) -> String {
 /// Each vector is padded with zeros to a multiple of 8 coordinates, rotated
 /// (random signs and a fast Walsh–Hadamard transform drawn from ``seed``;
 /// ``rotate=None`` turns it on when ``dim > 8``), divided by its scale,
-/// and each 8-dim block is given the code of its nearest point of the E8P
-/// codebook (2^16 points of the E8 lattice + 1/4, exact): ``bits=2`` bits
-/// per coordinate, ``code_size`` bytes per vector. With ``scale="vector"``
-/// (the default) each vector's scale is one float32 stored beside its
-/// codes, so vectors of any norm work; ``scale="unit"`` stores none and
-/// takes every vector to have norm 1. ``bits`` is passed to hydron-core,
-/// which builds 2 (other rates raise ``HydronError`` until it builds them).
+/// and each 8-dim block is given a code: at ``bits=2`` bits per
+/// coordinate, the 16-bit code of its nearest point of the E8P codebook
+/// (2^16 points of the E8 lattice + 1/4, exact); at ``bits=4``, a 32-bit
+/// code of a point of an E8 shell and a gain. ``code_size`` is the bytes
+/// per vector. With ``scale="vector"`` (the default) each vector's scale
+/// is one float32 stored beside its codes, so vectors of any norm work;
+/// ``scale="unit"`` stores none and takes every vector to have norm 1.
+/// Other rates raise ``HydronError``.
 ///
 /// Examples
 /// --------

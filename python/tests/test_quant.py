@@ -269,6 +269,22 @@ def test_search_errors() -> None:
         q.search(codes, gaussian(1, 10), -1)
 
 
+def test_four_bits_pass_through() -> None:
+    q = LatticeQuantizer(384, bits=4, seed=2)
+    assert (q.bits, q.code_size) == (4, 192)
+    x = gaussian(500, 384)
+    codes = q.encode(x)
+    assert codes.codes.shape == (500, 192) and codes.bits == 4
+    assert nmse(x, q.decode(codes)) < 0.01
+    assert codes.scales is not None
+    again = LatticeCodes(codes.codes, codes.scales, dim=384, bits=4, seed=2)
+    assert np.array_equal(q.decode(again), q.decode(codes))
+    for metric in ("l2", "ip"):
+        check_search(q, codes, gaussian(9, 384, seed=5), 10, metric)
+    d, ids = q.search(codes, x[:20], 1)
+    assert ids[:, 0].tolist() == list(range(20))
+
+
 # ---------------------------------------------------------------- properties
 
 
