@@ -229,6 +229,54 @@ static SCORE: [[f64; LEADER_COUNT]; 8] = {
     out
 };
 
+/// The number of 2^16-index chunks of the shape indices.
+const CHUNKS: usize = (SHAPES as usize).div_ceil(1 << 16);
+
+/// For each chunk of 2^16 shape indices, the leader of its first index.
+static CHUNK_LEADER: [u16; CHUNKS] = {
+    let mut out = [0u16; CHUNKS];
+    let mut k = 0;
+    let mut c = 0;
+    while c < CHUNKS {
+        let start = (c as u32) << 16;
+        while k + 1 < LEADER_COUNT && TABLE[k + 1].offset <= start {
+            k += 1;
+        }
+        out[c] = k as u16;
+        c += 1;
+    }
+    out
+};
+
+/// The leader of shape index `index` (below [`SHAPES`]): the last whose
+/// offset is at most `index`, found from its chunk's first leader.
+#[inline(always)]
+fn leader_of(index: u32) -> usize {
+    let mut k = usize::from(CHUNK_LEADER[(index >> 16) as usize]);
+    while k + 1 < LEADER_COUNT && TABLE[k + 1].offset <= index {
+        k += 1;
+    }
+    k
+}
+
+/// `⌈2^32 / n⌉` for `n = 1 … 8` (index `n`).
+const RECIPROCALS: [u64; 9] = {
+    let mut out = [0u64; 9];
+    let mut n = 1;
+    while n < 9 {
+        out[n] = (1u64 << 32).div_ceil(n as u64);
+        n += 1;
+    }
+    out
+};
+
+/// `x / n` for `x` a multiple of `n ≤ 8` below 2^19, by a multiplication:
+/// `x · ⌈2^32/n⌉ / 2^32` is `x/n` plus less than `x / 2^32 < 1`.
+#[inline(always)]
+fn exact_div(x: u32, n: u32) -> u32 {
+    ((u64::from(x) * RECIPROCALS[n as usize]) >> 32) as u32
+}
+
 /// `GAIN_LEVELS[g] / 28`: the factor from a doubled point to its decoded
 /// block.
 const GAIN_FACTORS: [f32; 16] = {
@@ -307,24 +355,22 @@ pub fn shape(index: u32) -> Option<[i8; 8]> {
     if index >= SHAPES {
         return None;
     }
-    // The last leader whose offset is at most `index`.
-    let k = TABLE.partition_point(|l| l.offset <= index) - 1;
-    let l = &TABLE[k];
+    let l = &TABLE[leader_of(index)];
     let local = index - l.offset;
     let mut rank = local >> l.free;
     let mut signs = local & ((1 << l.free) - 1);
-    let mut counts = l.counts;
+    let mut counts = l.counts.map(u32::from);
     let mut arrangements = l.perms;
     let mut p = [0i8; 8];
     for (i, slot) in p.iter_mut().enumerate() {
         let remaining = 8 - i as u32;
         let distinct = usize::from(l.distinct);
         for (count, &value) in counts[..distinct].iter_mut().zip(&l.values) {
-            let c = u32::from(*count);
+            let c = *count;
             if c == 0 {
                 continue;
             }
-            let below = arrangements * c / remaining;
+            let below = exact_div(arrangements * c, remaining);
             if rank < below {
                 *slot = value as i8;
                 *count -= 1;
