@@ -14,10 +14,19 @@
 //! - `validate_32mb`: a memcpy of 32 MB of vectors against memcpy +
 //!   validation, the cost of a validated decode over a trusting one.
 //! - `per_vector`: `dot`, `Gf8::normalize`, add-then-renormalize.
+//! - `sphere_geodesic`, `sphere_geodesic_to`, `sphere_slerp`,
+//!   `sphere_slerp_to`: the sphere kernels (pairwise, and one vector
+//!   against many) on 4096 pairs: the per-vector method in a loop, every
+//!   backend, the dispatched function.
+//! - `sphere_1m`: the same kernels on 2^20 pairs (64 MB of input, past the
+//!   caches): the scalar backend, the dispatched backend on one thread, and
+//!   the dispatched function (across threads with `--features parallel`),
+//!   the sizes of python/bench.py's numpy comparison.
 //!
 //! ```text
 //! cargo bench --bench math                      # scalar only
 //! cargo bench --features simd --bench math      # + SIMD backends
+//! cargo bench --features simd,parallel --bench math -- sphere   # + threads
 //! ```
 
 mod common;
@@ -30,7 +39,7 @@ use std::hint::black_box;
 use common::Rng;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use hydron_core::batch::{self, Backend};
+use hydron_core::batch::{self, Backend, PerRow};
 use hydron_core::{E8Point, E8Root, Gf8};
 
 /// Vectors per batch: 128 KiB of input, which stays in L2.
@@ -302,12 +311,176 @@ fn spherical_mean(c: &mut Criterion) {
     group.finish();
 }
 
+/// The sphere kernels on `pairs` pairs: the per-vector methods (for
+/// small inputs), every backend on one thread, and the dispatched
+/// function; pairwise (`geodesic`, `slerp`, with a `t` per row) and one
+/// vector against many (`geodesic_to`, `slerp_to`, with one `t`).
+fn sphere_groups(c: &mut Criterion, prefix: &str, pairs: usize, backends: &[Backend]) {
+    let mut rng = Rng(5);
+    let a = rng.units(pairs);
+    let b = rng.units(pairs);
+    let ts: Vec<f32> = (0..pairs).map(|i| (i % 1000) as f32 / 999.0).collect();
+    let q = a[0];
+    let per_vector = pairs <= BATCH;
+    let dispatched = format!("dispatched-{}", batch::backend());
+    let mut distances = vec![0.0f32; pairs];
+    let mut points = vec![Gf8::ZERO; pairs];
+
+    let mut group = c.benchmark_group(format!("{prefix}_geodesic"));
+    group.throughput(Throughput::Elements(pairs as u64));
+    if !per_vector {
+        group.sample_size(10);
+    }
+    if per_vector {
+        group.bench_function(BenchmarkId::new("Gf8::geodesic_distance", pairs), |bench| {
+            bench.iter(|| {
+                for ((x, y), d) in black_box(&a).iter().zip(&b).zip(&mut distances) {
+                    *d = x.geodesic_distance(*y);
+                }
+            });
+        });
+    }
+    for &backend in backends {
+        group.bench_function(BenchmarkId::new(backend.name(), pairs), |bench| {
+            bench.iter(|| {
+                backend.geodesic_distances_into(
+                    PerRow::Each(black_box(&a)),
+                    PerRow::Each(&b),
+                    &mut distances,
+                );
+            });
+        });
+    }
+    group.bench_function(BenchmarkId::new(&dispatched, pairs), |bench| {
+        bench.iter(|| {
+            batch::geodesic_distances_into(
+                PerRow::Each(black_box(&a)),
+                PerRow::Each(&b),
+                &mut distances,
+            );
+        });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group(format!("{prefix}_geodesic_to"));
+    group.throughput(Throughput::Elements(pairs as u64));
+    if !per_vector {
+        group.sample_size(10);
+    }
+    for &backend in backends {
+        group.bench_function(BenchmarkId::new(backend.name(), pairs), |bench| {
+            bench.iter(|| {
+                backend.geodesic_distances_into(
+                    PerRow::All(black_box(q)),
+                    PerRow::Each(&b),
+                    &mut distances,
+                );
+            });
+        });
+    }
+    group.bench_function(BenchmarkId::new(&dispatched, pairs), |bench| {
+        bench.iter(|| {
+            batch::geodesic_distances_into(
+                PerRow::All(black_box(q)),
+                PerRow::Each(&b),
+                &mut distances,
+            );
+        });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group(format!("{prefix}_slerp"));
+    group.throughput(Throughput::Elements(pairs as u64));
+    if !per_vector {
+        group.sample_size(10);
+    }
+    if per_vector {
+        group.bench_function(BenchmarkId::new("Gf8::slerp", pairs), |bench| {
+            bench.iter(|| {
+                for (i, p) in points.iter_mut().enumerate() {
+                    *p = black_box(&a)[i].slerp(b[i], ts[i]);
+                }
+            });
+        });
+    }
+    for &backend in backends {
+        group.bench_function(BenchmarkId::new(backend.name(), pairs), |bench| {
+            bench.iter(|| {
+                backend.slerp_into(
+                    PerRow::Each(black_box(&a)),
+                    PerRow::Each(&b),
+                    PerRow::Each(&ts),
+                    &mut points,
+                );
+            });
+        });
+    }
+    group.bench_function(BenchmarkId::new(&dispatched, pairs), |bench| {
+        bench.iter(|| {
+            batch::slerp_into(
+                PerRow::Each(black_box(&a)),
+                PerRow::Each(&b),
+                PerRow::Each(&ts),
+                &mut points,
+            );
+        });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group(format!("{prefix}_slerp_to"));
+    group.throughput(Throughput::Elements(pairs as u64));
+    if !per_vector {
+        group.sample_size(10);
+    }
+    for &backend in backends {
+        group.bench_function(BenchmarkId::new(backend.name(), pairs), |bench| {
+            bench.iter(|| {
+                backend.slerp_into(
+                    PerRow::All(black_box(q)),
+                    PerRow::Each(&b),
+                    PerRow::All(0.3),
+                    &mut points,
+                );
+            });
+        });
+    }
+    group.bench_function(BenchmarkId::new(&dispatched, pairs), |bench| {
+        bench.iter(|| {
+            batch::slerp_into(
+                PerRow::All(black_box(q)),
+                PerRow::Each(&b),
+                PerRow::All(0.3),
+                &mut points,
+            );
+        });
+    });
+    group.finish();
+}
+
+/// The sphere kernels in the caches (4096 pairs), every backend.
+fn sphere(c: &mut Criterion) {
+    let backends: Vec<Backend> = batch::backends().collect();
+    sphere_groups(c, "sphere", BATCH, &backends);
+}
+
+/// The sphere kernels on 2^20 pairs: scalar, the dispatched backend on one
+/// thread, and the dispatched function (threads with `parallel`).
+fn sphere_1m(c: &mut Criterion) {
+    let mut backends = vec![Backend::Scalar];
+    if batch::backend() != Backend::Scalar {
+        backends.push(batch::backend());
+    }
+    sphere_groups(c, "sphere_1m", 1 << 20, &backends);
+}
+
 criterion_group!(
     benches,
     nearest_root,
     batch_kernels,
     validate_32mb,
     per_vector,
-    spherical_mean
+    spherical_mean,
+    sphere,
+    sphere_1m
 );
 criterion_main!(benches);

@@ -21,6 +21,10 @@ Compared:
   pyfory.deserialize of the same batch as one message (+ reshape) vs Rust's
   validated file::load;
 - normalize and validate vs the numpy one-liners;
+- geodesic_distance (row by row, and one vector against all rows) vs
+  np.arccos(np.clip(np.einsum(...), -1, 1)), and slerp (row by row with a
+  t per row, one vector against all rows with one t) vs the numpy slerp
+  formula;
 - the fixed cost of a call on one vector (--per-call: only that).
 """
 
@@ -80,6 +84,45 @@ def numpy_normalize(v: np.ndarray) -> np.ndarray:
 def numpy_validate(v: np.ndarray) -> bool:
     return bool(np.isfinite(v).all()) and bool(
         (np.abs(np.einsum("ij,ij->i", v, v) - 1) <= 2e-5).all())
+
+
+def numpy_geodesic(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.arccos(np.clip(np.einsum("ij,ij->i", a, b), -1, 1))
+
+
+def numpy_geodesic_to(q: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.arccos(np.clip(np.einsum("j,ij->i", q, b), -1, 1))
+
+
+def numpy_slerp(a: np.ndarray, b: np.ndarray, t) -> np.ndarray:
+    """The textbook formula; ``a`` may be one vector, ``t`` a number or one
+    per row."""
+    theta = numpy_geodesic_to(a, b) if a.ndim == 1 else numpy_geodesic(a, b)
+    t = np.asarray(t, np.float32)
+    return ((np.sin((1 - t) * theta)[:, None] * a + np.sin(t * theta)[:, None] * b)
+            / np.sin(theta)[:, None])
+
+
+def kernel_rows(v: np.ndarray, runs: int) -> list:
+    """geodesic_distance and slerp against their numpy one-liners: rows of
+    (what, hydron, numpy, numpy's name)."""
+    w = hydron.normalize(np.random.default_rng(1).standard_normal(v.shape).astype(np.float32))
+    q = v[0].copy()
+    t = np.random.default_rng(2).random(len(v)).astype(np.float32)
+    np.testing.assert_allclose(hydron.geodesic_distance(v, w), numpy_geodesic(v, w), atol=1e-3)
+    np.testing.assert_allclose(hydron.slerp(q, w, 0.3), numpy_slerp(q, w, 0.3), atol=1e-3)
+    rows = []
+    for what, mine, theirs, name in [
+            ("geodesic_distance", lambda: hydron.geodesic_distance(v, w),
+             lambda: numpy_geodesic(v, w), "numpy arccos(clip(einsum))"),
+            ("geodesic_distance (1 vs N)", lambda: hydron.geodesic_distance(q, w),
+             lambda: numpy_geodesic_to(q, w), "numpy arccos(clip(einsum))"),
+            ("slerp (t per row)", lambda: hydron.slerp(v, w, t),
+             lambda: numpy_slerp(v, w, t), "numpy slerp formula"),
+            ("slerp (1 vs N, one t)", lambda: hydron.slerp(q, w, 0.3),
+             lambda: numpy_slerp(q, w, 0.3), "numpy slerp formula")]:
+        rows.append((what, median_time(mine, runs), median_time(theirs, runs), name))
+    return rows
 
 
 def rust_baseline(n: int, path: str, runs: int) -> dict | None:
@@ -169,6 +212,7 @@ def main() -> None:
         t_val = median_time(lambda: hydron.validate(v), runs)
         t_np_val = median_time(lambda: numpy_validate(v), runs)
         rows.append(("validate", t_val, t_np_val, "numpy isfinite + norm"))
+        rows += kernel_rows(v, runs)
         t_np_roots = median_time(lambda: numpy_nearest_roots(v), max(3, runs // 2))
         rows[:0] = [("nearest_roots", t_roots, t_np_roots, "numpy matmul+argmax"),
                     ("nearest_roots(trusted=True)", t_roots_t, t_np_roots, "numpy matmul+argmax")]

@@ -221,6 +221,58 @@ def test_slerp():
         hydron.slerp(a, b, float("nan"))
 
 
+def _stable_angles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """2·atan2(|â − b̂|, |â + b̂|) in float64: the angle Gf8 computes."""
+    a = a.astype(np.float64)
+    b = b.astype(np.float64)
+    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=-1, keepdims=True)
+    return 2 * np.arctan2(np.linalg.norm(a - b, axis=-1), np.linalg.norm(a + b, axis=-1))
+
+
+def test_sphere_kernels_in_bulk_and_broadcast():
+    # Past the kernels' thread split (16,384 and 4,096 rows) and not a
+    # multiple of the SIMD width: the batch kernels against float64, and
+    # one vector against many the same bits as that vector repeated.
+    n = 40_003
+    a, b = unit_vectors(n + 4, seed=11)[4:], unit_vectors(n + 4, seed=12)[4:]
+    b[:100] = a[:100]
+    b[100:200] = -a[100:200]
+    d = hydron.geodesic_distance(a, b)
+    assert d.dtype == np.float32 and d.shape == (n,)
+    want = _stable_angles(a, b)
+    ulp = np.spacing(want.astype(np.float32)).astype(np.float64)
+    assert (np.abs(d - want) <= ulp).all()
+    assert (d[:100] == 0).all() and (d[100:200] == np.float32(np.pi)).all()
+    q = a[7]
+    one = hydron.geodesic_distance(q, b)
+    assert (bits(one) == bits(hydron.geodesic_distance(np.tile(q, (n, 1)), b))).all()
+    assert (bits(hydron.geodesic_distance(b, q[None, :])) == bits(one)).all()
+    out = np.empty(n, np.float32)
+    assert hydron.geodesic_distance(q, b, out=out) is out
+    assert (bits(out) == bits(one)).all()
+
+    t = np.random.default_rng(13).random(n).astype(np.float32)
+    t[:10] = 0
+    t[10:20] = 1
+    v = hydron.slerp(a, b, t)
+    assert v.shape == (n, 8) and v.dtype == np.float32
+    hydron.validate(v)
+    assert (bits(v[:10]) == bits(a[:10])).all() and (bits(v[10:20]) == bits(b[10:20])).all()
+    # Along the great circle: at t·θ from a and (1 − t)·θ from b (away
+    # from opposite pairs, where every half circle is a shortest path).
+    theta = want[200:]
+    np.testing.assert_allclose(_stable_angles(a, v)[200:], t[200:] * theta, atol=2e-6)
+    np.testing.assert_allclose(_stable_angles(v, b)[200:], (1 - t[200:]) * theta, atol=2e-6)
+    scalar_t = hydron.slerp(a, b, 0.25)
+    assert (bits(scalar_t) == bits(hydron.slerp(a, b, np.full(n, 0.25, np.float32)))).all()
+    from_q = hydron.slerp(q, b, t)
+    assert (bits(from_q) == bits(hydron.slerp(np.tile(q, (n, 1)), b, t))).all()
+    path = hydron.slerp(a[0], b[0], t)
+    assert path.shape == (n, 8)
+    assert (bits(path[:3]) == bits(np.stack([hydron.slerp(a[0], b[0], x) for x in t[:3]]))).all()
+
+
 def test_spherical_mean():
     rng = np.random.default_rng(8)
     center = hydron.normalize(raw(1, seed=10))[0]
