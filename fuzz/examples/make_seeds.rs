@@ -328,5 +328,59 @@ fn main() {
         "codes_foreign_dictionary.parquet",
         &foreign("code", Arc::new(codes), dictionary()),
     );
+    lattice_seeds(&dir("lattice_decode"));
     println!("seeds written under {}", root.display());
+}
+
+/// lattice_decode: stored lattice codes, as fory messages (both struct
+/// forms) and Parquet, in every scale mode and at 2 and 4 bits.
+fn lattice_seeds(d: &Path) {
+    use hydron_codec::quant::{self, CodesParams, CodesScale, LatticeCodes};
+    use hydron_core::quant::{LatticeQuantizer, QuantCodes};
+
+    let x: Vec<f32> = (0..60).map(|i| (i as f32 * 0.37).sin()).collect();
+    let q = LatticeQuantizer::new(20, 2, 77).expect("a quantizer");
+    let per_vector = LatticeCodes::from_quantizer(&q, q.encode(&x).expect("finite"))
+        .expect("codes of a quantizer");
+    let unit_q = q.clone().with_scale(hydron_core::quant::ScaleMode::Unit);
+    let unit = LatticeCodes::from_quantizer(&unit_q, unit_q.encode(&x).expect("finite"))
+        .expect("codes of a quantizer");
+    let gf8_16 = LatticeCodes::from_gf8(&sample(9), 2).expect("16-bit codes");
+    let gf8_32 = LatticeCodes::from_gf8(&sample(9), 4).expect("32-bit codes");
+    let shell = LatticeCodes::new(
+        CodesParams::new(9, 4, 3, true, CodesScale::PerVector).expect("parameters"),
+        QuantCodes {
+            codes: [0u32, 5, 1 << 28, 0xf000_0001]
+                .iter()
+                .flat_map(|c| c.to_le_bytes())
+                .collect(),
+            scales: vec![1.0, 0.25],
+        },
+    )
+    .expect("32-bit codes of dimension 9");
+    let empty = LatticeCodes::from_gf8(&[], 2).expect("no codes");
+    for (name, c) in [
+        ("per_vector_20", &per_vector),
+        ("unit_20", &unit),
+        ("gf8_16", &gf8_16),
+        ("gf8_32", &gf8_32),
+        ("shell_9", &shell),
+        ("empty", &empty),
+    ] {
+        let message = quant::encode(c).expect("a message");
+        write(d, &format!("{name}.fory"), &message);
+        let parquet = quant::parquet_to_bytes(
+            c,
+            ParquetOptions::new()
+                .with_row_group_vectors(2)
+                .with_compression(Compression::Uncompressed),
+        )
+        .expect("Parquet");
+        write(d, &format!("{name}.parquet"), &parquet);
+    }
+    // The schema-consistent form: the 9-byte framing, then the same fields.
+    let message = quant::encode(&gf8_16).expect("a message");
+    let mut schema = vec![0x01, 0xff, 0x1b, 0xe3, 0x12, 0x1f, 0x9b, 0x8f, 0xbd];
+    schema.extend_from_slice(&message[quant::COMPATIBLE_PREFIX.len()..]);
+    write(d, "gf8_16_schema.fory", &schema);
 }

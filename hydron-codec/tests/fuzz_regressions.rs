@@ -219,5 +219,44 @@ fn every_regression_input_decodes_or_fails_cleanly() {
             || hydron_codec::fory::decode_codes(&data),
             |_| Vec::new(),
         );
+        // Stored lattice codes: what decodes keeps the count, lengths and
+        // scales its parameters promise.
+        #[cfg(feature = "fory-messages")]
+        check(
+            path,
+            "quant::decode",
+            Policy::Trusted,
+            || hydron_codec::quant::decode(&data).map(lattice_invariants),
+            |_| Vec::new(),
+        );
+        #[cfg(feature = "parquet")]
+        check(
+            path,
+            "quant::parquet_from_bytes",
+            Policy::Trusted,
+            || {
+                let codes = hydron_codec::quant::parquet_from_bytes(data.clone());
+                if let Err(e) = &codes {
+                    assert!(
+                        !e.to_string().contains("the Parquet decoder failed"),
+                        "the parquet crate panicked on {}: {e}",
+                        path.display()
+                    );
+                }
+                codes.map(lattice_invariants)
+            },
+            |_| Vec::new(),
+        );
     }
+}
+
+/// Panics unless decoded lattice codes keep their invariants.
+#[cfg(any(feature = "fory-messages", feature = "parquet"))]
+fn lattice_invariants(c: hydron_codec::quant::LatticeCodes) {
+    let p = c.params();
+    let codes = c.codes();
+    assert_eq!(codes.codes.len() as u64, c.count() * p.code_size() as u64);
+    let scales = if p.has_scales() { c.count() } else { 0 };
+    assert_eq!(codes.scales.len() as u64, scales);
+    assert!(codes.scales.iter().all(|s| s.is_finite() && *s >= 0.0));
 }
