@@ -8,6 +8,7 @@ mod common;
 use std::sync::OnceLock;
 
 use common::SplitMix64;
+use hydron_core::batch::Backend;
 use hydron_core::quant::{shell, LatticeQuantizer, QuantError, ScaleMode};
 use hydron_core::Gf8Error;
 
@@ -305,6 +306,37 @@ fn whole_shell_brute_force() {
         let p = shell::shape(shell::encode_shape(x).unwrap()).unwrap();
         assert_eq!(dot(x, &p), *b, "{x:?}");
     }
+}
+
+/// The AVX2 scorer gives the scalar codes, bit for bit (a CPU without
+/// AVX2 is a missing precondition when the build has the AVX2 path).
+#[test]
+fn every_backend_gives_the_scalar_codes() {
+    if !cfg!(all(feature = "simd", target_arch = "x86_64")) {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if !common::precondition(
+        std::is_x86_feature_detected!("avx2"),
+        "an x86-64 CPU with AVX2 (the shell encoder's AVX2 scorer)",
+    ) {
+        return;
+    }
+    let mut blocks = test_blocks(40_000, 0x5EED_000B);
+    // Huge, tiny and widely spread coordinates too.
+    let mut rng = SplitMix64(0x5EED_000C);
+    for _ in 0..2000 {
+        let mut x = rng.gaussian8();
+        for v in &mut x {
+            *v *= 2f32.powi((rng.next_u64() % 200) as i32 - 100);
+        }
+        blocks.push(x);
+    }
+    let mut a = vec![0u32; blocks.len()];
+    let mut b = vec![0u32; blocks.len()];
+    shell::encode_into_with(Backend::Scalar, &blocks, &mut a).unwrap();
+    shell::encode_into_with(Backend::Avx2Fma, &blocks, &mut b).unwrap();
+    assert_eq!(a, b);
 }
 
 #[test]

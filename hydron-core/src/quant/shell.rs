@@ -79,8 +79,10 @@
 //! the last of the equal ones), then by the lowest leader number; zero
 //! coordinates take the `+` sign. The sums are in `f64`: exact (so the
 //! maximum is exact) when the nonzero `|x_i|` span less than a factor of
-//! 2^21, and within `f64` rounding (relative 10^-15) otherwise. This
-//! encoder is scalar only; there is no AVX2 path yet.
+//! 2^21, and within `f64` rounding (relative 10^-15) otherwise. With the
+//! `simd` feature on x86-64 the 415 scores are computed by the same code
+//! compiled for AVX2 (chosen at run time), which performs the same
+//! operations in the same order: the codes are the same on every backend.
 //!
 //! The decoder ([`decode`], [`shape`]) is table-driven: a binary search
 //! over the 415 offsets, at most 64 small integer steps for the
@@ -102,6 +104,7 @@ pub use super::gain::GAIN_LEVELS;
 
 use super::gain::GAIN_THRESHOLDS;
 use super::shell_tables::{DOUBLED_LEADERS, LEADER_COUNT};
+use crate::batch::Backend;
 use crate::{BatchError, Gf8Error};
 
 /// The number of points of the shell (valid shape indices are
@@ -505,7 +508,7 @@ pub fn decode_into(codes: &[u32], out: &mut [[f32; 8]]) {
 /// `⟨x, p⟩`) and `t = ⟨x, p⟩ / 28`, the length of `x` along it. `x` must
 /// be finite.
 #[must_use]
-pub(crate) fn best_shape(x: &[f32; 8]) -> ([i8; 8], f64) {
+pub(crate) fn best_shape(x: &[f32; 8], backend: Backend) -> ([i8; 8], f64) {
     let mut order = [0usize, 1, 2, 3, 4, 5, 6, 7];
     let mut a = [0.0f64; 8];
     for (v, &xi) in a.iter_mut().zip(x) {
@@ -517,24 +520,30 @@ pub(crate) fn best_shape(x: &[f32; 8]) -> ([i8; 8], f64) {
     let negatives = x.iter().filter(|&&v| v < 0.0).count() as u32;
 
     let mut scores = [0.0f64; LEADER_COUNT];
-    for (j, &s) in sorted.iter().enumerate() {
-        for (score, &l) in scores.iter_mut().zip(&SCORE[j]) {
-            *score += s * l;
+    let wrong = &WRONG_PARITY[(negatives & 1) as usize];
+    if backend == Backend::Avx2Fma && avx2_available() {
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        // SAFETY: the CPU has AVX2 (`avx2_available`, detected at run time),
+        // the only requirement of `scores_avx2`.
+        unsafe {
+            scores_avx2(&sorted, wrong, &mut scores);
+        }
+    } else {
+        scores_into(&sorted, wrong, &mut scores);
+    }
+    // The first leader of the highest score (the maximum of exact values
+    // does not depend on the order it is taken in).
+    let mut lanes = [f64::NEG_INFINITY; 4];
+    for chunk in scores.chunks(4) {
+        for (m, &v) in lanes.iter_mut().zip(chunk) {
+            *m = if v > *m { v } else { *m };
         }
     }
-    let mut best = 0;
-    let mut best_score = f64::NEG_INFINITY;
-    for (k, (&score, l)) in scores.iter().zip(&TABLE).enumerate() {
-        let score = if l.parity != 2 && (negatives + u32::from(l.parity)) & 1 == 1 {
-            score - 2.0 * sorted[7] * SCORE[7][k]
-        } else {
-            score
-        };
-        if score > best_score {
-            best_score = score;
-            best = k;
-        }
-    }
+    let best_score = lanes.into_iter().fold(f64::NEG_INFINITY, f64::max);
+    let best = scores
+        .iter()
+        .position(|&v| v == best_score)
+        .expect("the maximum is one of the scores");
 
     let l = &TABLE[best];
     let mut p = [0i8; 8];
@@ -548,6 +557,74 @@ pub(crate) fn best_shape(x: &[f32; 8]) -> ([i8; 8], f64) {
     (p, best_score / f64::from(DOUBLED_NORM))
 }
 
+/// For the parity `n` of the number of negative coordinates of a block,
+/// `WRONG_PARITY[n][k]` is 1 when leader `k` is all-odd and needs the other
+/// parity (one sign must flip), else 0.
+static WRONG_PARITY: [[f64; LEADER_COUNT]; 2] = {
+    let mut out = [[0.0; LEADER_COUNT]; 2];
+    let mut k = 0;
+    while k < LEADER_COUNT {
+        let parity = TABLE[k].parity;
+        if parity != 2 {
+            out[(1 - parity) as usize][k] = 1.0;
+        }
+        k += 1;
+    }
+    out
+};
+
+/// Every leader's best score `⟨|x| sorted, L⟩ − [wrong parity] · 2 · |x|₇ L₇`
+/// (`sorted` is `|x|` non-increasing): the same operations in the same
+/// order for every leader, so the backends agree bit for bit (Rust does not
+/// fuse multiplies and adds).
+#[inline(always)]
+fn scores_body(sorted: &[f64; 8], wrong: &[f64; LEADER_COUNT], out: &mut [f64; LEADER_COUNT]) {
+    let fix = 2.0 * sorted[7];
+    for k in 0..LEADER_COUNT {
+        let mut s = sorted[0] * SCORE[0][k];
+        s += sorted[1] * SCORE[1][k];
+        s += sorted[2] * SCORE[2][k];
+        s += sorted[3] * SCORE[3][k];
+        s += sorted[4] * SCORE[4][k];
+        s += sorted[5] * SCORE[5][k];
+        s += sorted[6] * SCORE[6][k];
+        s += sorted[7] * SCORE[7][k];
+        out[k] = s - fix * SCORE[7][k] * wrong[k];
+    }
+}
+
+/// [`scores_body`] for any x86-64 (SSE2) or other target.
+fn scores_into(sorted: &[f64; 8], wrong: &[f64; LEADER_COUNT], out: &mut [f64; LEADER_COUNT]) {
+    scores_body(sorted, wrong, out);
+}
+
+/// [`scores_body`] compiled for AVX2 (four leaders per instruction).
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+#[target_feature(enable = "avx2")]
+unsafe fn scores_avx2(
+    sorted: &[f64; 8],
+    wrong: &[f64; LEADER_COUNT],
+    out: &mut [f64; LEADER_COUNT],
+) {
+    scores_body(sorted, wrong, out);
+}
+
+/// Whether this build has the AVX2 scorer and this CPU can run it.
+#[inline]
+fn avx2_available() -> bool {
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    {
+        std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
+    {
+        false
+    }
+}
+
 /// The index of the gain level nearest `t` (the lower on a tie).
 #[must_use]
 #[inline]
@@ -555,10 +632,16 @@ pub(crate) fn gain_index(t: f64) -> u32 {
     GAIN_THRESHOLDS.iter().filter(|&&m| t > m).count() as u32
 }
 
-/// The code of a finite block.
+/// The code of a finite block, on the best backend.
 #[must_use]
 pub(crate) fn encode_finite(x: &[f32; 8]) -> u32 {
-    let (p, t) = best_shape(x);
+    encode_finite_with(x, Backend::Avx2Fma)
+}
+
+/// The code of a finite block on `backend`.
+#[must_use]
+fn encode_finite_with(x: &[f32; 8], backend: Backend) -> u32 {
+    let (p, t) = best_shape(x, backend);
     let index = shape_index(&p).expect("best_shape returns shell points");
     (gain_index(t) << SHAPE_BITS) | index
 }
@@ -603,6 +686,39 @@ pub fn encode(x: &[f32; 8]) -> Result<u32, Gf8Error> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn encode_into(blocks: &[[f32; 8]], out: &mut [u32]) -> Result<(), BatchError> {
+    encode_into_with(Backend::Avx2Fma, blocks, out)
+}
+
+/// [`encode_into`] on a given backend: [`Backend::Avx2Fma`] scores the
+/// leaders with AVX2 when this build (feature `simd`, x86-64) and CPU have
+/// it; every other backend, or an unavailable one, runs the scalar code.
+/// Every backend returns the same codes.
+///
+/// # Errors
+/// As [`encode_into`].
+///
+/// # Panics
+/// When `out` does not have the length of `blocks`.
+///
+/// ```
+/// use hydron_core::batch::{self, Backend};
+/// use hydron_core::quant::shell;
+///
+/// let blocks = vec![[0.3, -0.9, 1.4, 0.0, 0.2, -2.2, 0.7, 0.05]; 4];
+/// let mut a = vec![0u32; 4];
+/// let mut b = vec![0u32; 4];
+/// shell::encode_into_with(Backend::Scalar, &blocks, &mut a)?;
+/// for backend in batch::backends() {
+///     shell::encode_into_with(backend, &blocks, &mut b)?;
+///     assert_eq!(a, b, "{backend}");
+/// }
+/// # Ok::<(), hydron_core::BatchError>(())
+/// ```
+pub fn encode_into_with(
+    backend: Backend,
+    blocks: &[[f32; 8]],
+    out: &mut [u32],
+) -> Result<(), BatchError> {
     assert_eq!(
         blocks.len(),
         out.len(),
@@ -610,7 +726,7 @@ pub fn encode_into(blocks: &[[f32; 8]], out: &mut [u32]) -> Result<(), BatchErro
     );
     for (index, (block, slot)) in blocks.iter().zip(out.iter_mut()).enumerate() {
         crate::gf8::check_finite(block).map_err(|error| BatchError { index, error })?;
-        *slot = encode_finite(block);
+        *slot = encode_finite_with(block, backend);
     }
     Ok(())
 }
@@ -634,6 +750,6 @@ pub fn encode_into(blocks: &[[f32; 8]], out: &mut [u32]) -> Result<(), BatchErro
 /// ```
 pub fn encode_shape(x: &[f32; 8]) -> Result<u32, Gf8Error> {
     crate::gf8::check_finite(x)?;
-    let (p, _) = best_shape(x);
+    let (p, _) = best_shape(x, Backend::Avx2Fma);
     Ok(shape_index(&p).expect("best_shape returns shell points"))
 }
