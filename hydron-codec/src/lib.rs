@@ -53,6 +53,8 @@ mod payload;
 mod policy;
 #[cfg(any(feature = "fory-messages", feature = "json", feature = "parquet"))]
 pub mod save;
+#[cfg(feature = "fory-messages")]
+mod uninit;
 
 #[cfg(feature = "arrow")]
 pub mod arrow;

@@ -6,6 +6,7 @@ use std::io::{self, BufRead, Write};
 use hydron_core::Gf8;
 
 use super::{FileOptions, Section, MAGIC, VERSION};
+use crate::uninit::Cursor;
 use crate::{CodecError, Policy};
 
 /// Header: magic, version, flags, max chunk vectors, CRC.
@@ -187,7 +188,9 @@ pub(crate) struct Encoder<W: Write> {
     chunk_vectors: usize,
     /// Vectors of a partly filled chunk (fewer than `chunk_vectors`).
     pending: Vec<Gf8>,
-    payload: Vec<u8>,
+    /// The coordinates of a block on a big-endian target (unused on a
+    /// little-endian one, where they are the vectors' own memory).
+    scratch: Vec<u8>,
     chunks: u64,
     vectors: u64,
 }
@@ -199,7 +202,7 @@ impl<W: Write> Encoder<W> {
             writer,
             chunk_vectors: options.chunk_vectors() as usize,
             pending: Vec::new(),
-            payload: Vec::new(),
+            scratch: Vec::new(),
             chunks: 0,
             vectors: 0,
         })
@@ -229,16 +232,104 @@ impl<W: Write> Encoder<W> {
         Ok(())
     }
 
-    /// Writes one chunk: frame header, fory payload, CRC.
+    /// Writes `arrays`, each checked as [`Gf8::check`] does when `check`
+    /// (else taken as they are, as [`Gf8::new_unchecked`] does): exactly
+    /// what [`write`](Self::write) writes of the same vectors. A bad
+    /// vector is [`CodecError::InvalidVector`], its index counted from
+    /// `arrays[0]`, after the chunks before it have been written.
+    ///
+    /// With the `parallel` feature (on a little-endian target), full
+    /// chunks are written in a pipeline: while this chunk is written, the
+    /// next is checked and checksummed on another thread of the pool, so
+    /// the write does not wait for either.
+    pub(crate) fn write_arrays(
+        &mut self,
+        arrays: &[[f32; 8]],
+        check: bool,
+    ) -> Result<(), CodecError>
+    where
+        W: Send,
+    {
+        let checked = |from: usize, to: usize| check_arrays(&arrays[from..to], from as u64, check);
+        // Top up a partly filled chunk first, then whole chunks, then keep
+        // the rest for later.
+        let mut start = 0;
+        if !self.pending.is_empty() {
+            start = arrays.len().min(self.chunk_vectors - self.pending.len());
+            self.write(checked(0, start)?).map_err(CodecError::Io)?;
+        }
+        let whole = start + (arrays.len() - start) / self.chunk_vectors * self.chunk_vectors;
+        self.write_whole(&arrays[start..whole], start as u64, check)?;
+        self.write(checked(whole, arrays.len())?)
+            .map_err(CodecError::Io)?;
+        Ok(())
+    }
+
+    /// Writes `arrays`, a whole number of chunks (the pending chunk is
+    /// empty), checked if `check`; error indexes are offset by `base`.
+    #[cfg(not(all(feature = "parallel", target_endian = "little")))]
+    fn write_whole(&mut self, arrays: &[[f32; 8]], base: u64, check: bool) -> Result<(), CodecError>
+    where
+        W: Send,
+    {
+        debug_assert!(arrays.is_empty() || self.pending.is_empty());
+        let mut at = base;
+        for chunk in arrays.chunks(self.chunk_vectors) {
+            let vectors = check_arrays(chunk, at, check)?;
+            self.emit(vectors).map_err(CodecError::Io)?;
+            at += chunk.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// Writes `arrays`, a whole number of chunks (the pending chunk is
+    /// empty), checked if `check`; error indexes are offset by `base`. The
+    /// chunks go through a pipeline on rayon's pool: chunk k is written on
+    /// one thread while chunk k + 1 is checked and checksummed on another.
+    /// The bytes, and the first error, are those of writing them in order.
+    #[cfg(all(feature = "parallel", target_endian = "little"))]
+    fn write_whole(&mut self, arrays: &[[f32; 8]], base: u64, check: bool) -> Result<(), CodecError>
+    where
+        W: Send,
+    {
+        debug_assert!(arrays.is_empty() || self.pending.is_empty());
+        let chunks: Vec<&[[f32; 8]]> = arrays.chunks(self.chunk_vectors).collect();
+        let Some(first) = chunks.first() else {
+            return Ok(());
+        };
+        let first_index = self.chunks;
+        let size = self.chunk_vectors as u64;
+        let prepare = |k: usize, chunk: &[[f32; 8]]| {
+            let vectors = check_arrays(chunk, base + k as u64 * size, check)?;
+            Ok::<_, CodecError>(Prepared::new(first_index + k as u64, vectors))
+        };
+        hydron_core::parallel::run(|| {
+            let mut ready = prepare(0, first)?;
+            for (k, chunk) in chunks.iter().enumerate() {
+                // Checked and checksummed: the same vectors as `chunk`.
+                let vectors = Gf8::slice_from_arrays_unchecked(chunk);
+                let writer = &mut self.writer;
+                let (written, next) = rayon::join(
+                    || ready.write(vectors, |b| writer.write_all(b)),
+                    || chunks.get(k + 1).map(|next| prepare(k + 1, next)),
+                );
+                written.map_err(CodecError::Io)?;
+                self.chunks += 1;
+                self.vectors += chunk.len() as u64;
+                if let Some(next) = next {
+                    ready = next?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Writes one chunk (see [`write_chunk`]).
     fn emit(&mut self, chunk: &[Gf8]) -> io::Result<()> {
-        self.payload.clear();
-        crate::fory::encode_batch_into(chunk, &mut self.payload);
-        // Both fit: a chunk holds at most 2^20 vectors (32 MiB).
-        let frame = chunk_frame(self.chunks, chunk.len() as u32, self.payload.len() as u32);
-        let crc = crc32(&[&frame, &self.payload]);
-        self.writer.write_all(&frame)?;
-        self.writer.write_all(&self.payload)?;
-        self.writer.write_all(&crc.to_le_bytes())?;
+        let writer = &mut self.writer;
+        write_chunk(self.chunks, chunk, &mut self.scratch, |b| {
+            writer.write_all(b)
+        })?;
         self.chunks += 1;
         self.vectors += chunk.len() as u64;
         Ok(())
@@ -258,6 +349,123 @@ impl<W: Write> Encoder<W> {
         self.writer.flush()?;
         Ok(self.writer)
     }
+}
+
+/// The exact length of the binary form of `n` vectors in chunks of
+/// `chunk_vectors`, or `None` if it does not fit a `usize`.
+pub(crate) fn encoded_len(n: usize, chunk_vectors: usize) -> Option<usize> {
+    // Every chunk but the last is full; each is a frame, a message, a CRC.
+    let chunk = |k: usize| FRAME_LEN + crate::fory::batch_exact_len(k) + 4;
+    let (full, rest) = (n / chunk_vectors, n % chunk_vectors);
+    let mut len = full.checked_mul(chunk(chunk_vectors))?;
+    if rest > 0 {
+        len = len.checked_add(chunk(rest))?;
+    }
+    len.checked_add(HEADER_LEN + FRAME_LEN)
+}
+
+/// Chunk `index` of `chunk`'s vectors, as `put` receives it piece by
+/// piece: frame header, fory message, CRC. The coordinates are passed
+/// straight from `chunk` (on a little-endian target; through `scratch` on
+/// others), [`BLOCK_LEN`] bytes at a time, each added to the CRC just
+/// before it is put (while it is in cache): they are never copied into a
+/// message first.
+fn write_chunk<E>(
+    index: u64,
+    chunk: &[Gf8],
+    scratch: &mut Vec<u8>,
+    mut put: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), E> {
+    // A chunk holds at most 2^20 vectors (32 MiB): one fory message, whose
+    // length fits the frame's u32.
+    let (head, head_len) = crate::fory::batch_head(chunk.len());
+    let head = &head[..head_len];
+    let message_len = (head_len + 32 * chunk.len()) as u32;
+    let frame = chunk_frame(index, chunk.len() as u32, message_len);
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&frame);
+    crc.update(head);
+    put(&frame)?;
+    put(head)?;
+    for vectors in chunk.chunks(BLOCK_LEN / 32) {
+        let block = crate::fory::batch_le_bytes(vectors, scratch);
+        crc.update(block);
+        put(block)?;
+    }
+    put(&crc.finalize().to_le_bytes())
+}
+
+/// `arrays` as vectors: checked as [`Gf8::check`] does if `check` (the
+/// error's index offset by `base`), else taken as they are.
+fn check_arrays(arrays: &[[f32; 8]], base: u64, check: bool) -> Result<&[Gf8], CodecError> {
+    if !check {
+        return Ok(Gf8::slice_from_arrays_unchecked(arrays));
+    }
+    Gf8::slice_from_arrays(arrays).map_err(|e| CodecError::InvalidVector {
+        index: base + e.index as u64,
+        error: e.error,
+    })
+}
+
+/// A chunk whose frame and CRC have been computed, ready to be written:
+/// the same bytes as [`write_chunk`] (little-endian targets, where the
+/// coordinates are the vectors' own memory).
+#[cfg(all(feature = "parallel", target_endian = "little"))]
+struct Prepared {
+    frame: [u8; FRAME_LEN],
+    head: [u8; crate::fory::BATCH_HEAD_MAX],
+    head_len: usize,
+    crc: u32,
+}
+
+#[cfg(all(feature = "parallel", target_endian = "little"))]
+impl Prepared {
+    /// Chunk `index`, of `chunk`'s vectors.
+    fn new(index: u64, chunk: &[Gf8]) -> Prepared {
+        let (head, head_len) = crate::fory::batch_head(chunk.len());
+        // At most 2^20 vectors (32 MiB): the length fits the frame's u32.
+        let message_len = (head_len + 32 * chunk.len()) as u32;
+        let frame = chunk_frame(index, chunk.len() as u32, message_len);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&frame);
+        crc.update(&head[..head_len]);
+        crc.update(bytemuck::cast_slice(Gf8::slice_as_arrays(chunk)));
+        Prepared {
+            frame,
+            head,
+            head_len,
+            crc: crc.finalize(),
+        }
+    }
+
+    /// Puts the chunk, whose vectors are `chunk` (those it was made from).
+    fn write<E>(
+        &self,
+        chunk: &[Gf8],
+        mut put: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        put(&self.frame)?;
+        put(&self.head[..self.head_len])?;
+        put(bytemuck::cast_slice(Gf8::slice_as_arrays(chunk)))?;
+        put(&self.crc.to_le_bytes())
+    }
+}
+
+/// Writes the binary form of `vectors` at `out`'s position, exactly the
+/// bytes an [`Encoder`] writes: [`encoded_len`] of them.
+pub(crate) fn encode_uninit(vectors: &[Gf8], options: FileOptions, out: &mut Cursor<'_>) {
+    out.put(&header(options.chunk_vectors()));
+    let mut scratch = Vec::new();
+    let mut chunks = 0u64;
+    for chunk in vectors.chunks(options.chunk_vectors() as usize) {
+        let put = |b: &[u8]| -> Result<(), std::convert::Infallible> {
+            out.put(b);
+            Ok(())
+        };
+        let Ok(()) = write_chunk(chunks, chunk, &mut scratch, put);
+        chunks += 1;
+    }
+    out.put(&trailer(chunks, vectors.len() as u64));
 }
 
 /// Reads the binary form from `R`, one chunk at a time, checking
@@ -619,6 +827,86 @@ mod tests {
         assert_eq!(&h[..8], b"\x89HYD\r\n\x1a\n");
         assert_eq!(&h[8..16], &[1, 0, 0, 0, 0, 0, 1, 0]);
         assert_eq!(u32_at(&h, 16), crc32(&[&h[..16]]));
+    }
+
+    #[test]
+    fn exact_length_and_in_place_encoding_match_the_encoder() {
+        // Across the varint's widths (32·n ≥ 128 at n = 4, ≥ 16384 at 512,
+        // ≥ 2^21 at 65 536) and partial last chunks.
+        let all: Vec<Gf8> = (0..70_000)
+            .map(|i| hydron_core::E8_ROOTS[i % 240])
+            .collect();
+        for chunk in [1, 3, 4, 5, 511, 512, 513, 65_536, 1 << 20] {
+            for n in [0, 1, 3, 4, 5, 511, 512, 513, 1000, 65_536, 70_000] {
+                if chunk < 16 && n > 1000 {
+                    continue;
+                }
+                let options = FileOptions::new().with_chunk_vectors(chunk);
+                let mut e = Encoder::new(Vec::new(), options).unwrap();
+                e.write(&all[..n]).unwrap();
+                let expected = e.finish().unwrap();
+                assert_eq!(
+                    encoded_len(n, chunk as usize),
+                    Some(expected.len()),
+                    "{n} in {chunk}"
+                );
+                let mut buf = vec![std::mem::MaybeUninit::uninit(); expected.len()];
+                let mut cursor = Cursor::new(&mut buf);
+                encode_uninit(&all[..n], options, &mut cursor);
+                assert!(cursor.written() == expected, "{n} in {chunk}");
+            }
+        }
+        assert_eq!(encoded_len(usize::MAX / 2, 1), None);
+    }
+
+    #[test]
+    fn checked_arrays_write_the_same_bytes_and_name_the_first_bad_vector() {
+        let v: Vec<Gf8> = (0..1000)
+            .map(|i| hydron_core::E8_ROOTS[i % 240])
+            .collect();
+        let arrays = Gf8::slice_as_arrays(&v);
+        let options = FileOptions::new().with_chunk_vectors(64);
+        let mut e = Encoder::new(Vec::new(), options).unwrap();
+        e.write(&v).unwrap();
+        let expected = e.finish().unwrap();
+        for cuts in [&[][..], &[10], &[64], &[100, 101, 500], &[1, 2, 3, 999]] {
+            for check in [true, false] {
+                let mut e = Encoder::new(Vec::new(), options).unwrap();
+                let mut from = 0;
+                for &to in cuts.iter().chain([&1000]) {
+                    e.write_arrays(&arrays[from..to], check).unwrap();
+                    from = to;
+                }
+                assert!(e.finish().unwrap() == expected, "{cuts:?}, {check}");
+            }
+        }
+        // A bad vector anywhere: its index from the start of the call, the
+        // chunks before it written, none after it.
+        for bad in [0, 5, 63, 64, 300, 999] {
+            let mut raw = arrays.to_vec();
+            raw[bad][2] = f32::NAN;
+            let mut e = Encoder::new(Vec::new(), options).unwrap();
+            let (err, index) = match e.write_arrays(&raw[..37], true) {
+                Err(err) => (err, bad),
+                Ok(()) => (e.write_arrays(&raw[37..], true).unwrap_err(), bad - 37),
+            };
+            assert_eq!(
+                err.to_string(),
+                format!("vector {index}: coordinate 2 is NaN"),
+                "{bad}"
+            );
+            let chunk_len = FRAME_LEN + crate::fory::batch_exact_len(64) + 4;
+            assert_eq!(e.writer.len(), HEADER_LEN + bad / 64 * chunk_len, "{bad}");
+            assert!(raw[bad][2].is_nan());
+            // Not checked: written as it is, NaN and all.
+            let mut e = Encoder::new(Vec::new(), options).unwrap();
+            e.write_arrays(&raw, false).unwrap();
+            let bytes = e.finish().unwrap();
+            let mut d = Decoder::new(&bytes[..], Policy::Trusted, None).unwrap();
+            let mut out = Vec::new();
+            while d.read_chunk(&mut out).unwrap() > 0 {}
+            assert!(out[bad][2].is_nan());
+        }
     }
 
     #[test]

@@ -404,6 +404,75 @@ pub fn to_vec(
     encoder.finish()
 }
 
+/// The exact length in bytes of the binary form of `n` vectors with
+/// these options: what [`to_vec`] returns and [`save`] writes. With
+/// [`encode_binary_uninit`], a container is written straight into memory
+/// the caller allocated. [`CodecError::TooLarge`] if it does not fit in
+/// memory (a `usize`).
+///
+/// ```
+/// use hydron_codec::file::{self, FileOptions, Format};
+/// use hydron_core::Gf8;
+///
+/// # #[cfg(feature = "fory-messages")] {
+/// let options = FileOptions::new().with_chunk_vectors(3);
+/// let bytes = file::to_vec(&[Gf8::ZERO; 7], Format::Fory, options)?;
+/// assert_eq!(file::binary_len(7, options)?, bytes.len());
+/// assert_eq!(file::binary_len(0, options)?, 44); // header and trailer
+/// # }
+/// # Ok::<(), hydron_codec::CodecError>(())
+/// ```
+#[cfg(feature = "fory-messages")]
+pub fn binary_len(n: usize, options: FileOptions) -> Result<usize, CodecError> {
+    binary::encoded_len(n, options.chunk_vectors() as usize).ok_or(CodecError::TooLarge {
+        length: (n as u64).saturating_mul(32),
+        limit: usize::MAX as u64,
+        what: "memory (a usize)",
+    })
+}
+
+/// Writes the binary form of `vectors` at the start of `out`, memory that
+/// need not be initialized (nothing is zeroed first, and every byte is
+/// written once), and returns those [`binary_len`] bytes: exactly what
+/// [`to_vec`] returns, with no intermediate buffer, so the peak memory is
+/// the output. The rest of `out` is left as it was.
+/// [`CodecError::TooLarge`] if the container does not fit in `out`, and
+/// nothing is written.
+///
+/// ```
+/// use std::mem::MaybeUninit;
+/// use hydron_codec::file::{self, FileOptions, Format};
+/// use hydron_core::E8_ROOTS;
+///
+/// # #[cfg(feature = "fory-messages")] {
+/// let options = FileOptions::new().with_chunk_vectors(100);
+/// let mut buf = vec![MaybeUninit::<u8>::uninit(); file::binary_len(240, options)?];
+/// let bytes = file::encode_binary_uninit(&E8_ROOTS, options, &mut buf)?;
+/// assert_eq!(bytes, &file::to_vec(&E8_ROOTS, Format::Fory, options)?[..]);
+/// let mut small = [MaybeUninit::<u8>::uninit(); 43];
+/// assert!(file::encode_binary_uninit(&[], options, &mut small).is_err());
+/// # }
+/// # Ok::<(), hydron_codec::CodecError>(())
+/// ```
+#[cfg(feature = "fory-messages")]
+pub fn encode_binary_uninit<'a>(
+    vectors: &[Gf8],
+    options: FileOptions,
+    out: &'a mut [std::mem::MaybeUninit<u8>],
+) -> Result<&'a mut [u8], CodecError> {
+    let needed = binary_len(vectors.len(), options)?;
+    if needed > out.len() {
+        return Err(CodecError::TooLarge {
+            length: needed as u64,
+            limit: out.len() as u64,
+            what: "the output buffer",
+        });
+    }
+    let mut cursor = crate::uninit::Cursor::new(out);
+    binary::encode_uninit(vectors, options, &mut cursor);
+    Ok(cursor.written())
+}
+
 /// Decodes a whole container held in memory (either form), applying
 /// `policy`; the checks are those of [`load`].
 ///

@@ -124,6 +124,38 @@ impl<W: Write> Encoder<W> {
         result
     }
 
+    /// [`write`](Self::write) of `arrays`, each checked as [`Gf8::check`]
+    /// does when `check`; whole chunks of the binary form are written in a
+    /// pipeline (see the binary encoder's `write_arrays`).
+    fn write_arrays(&mut self, arrays: &[[f32; 8]], check: bool) -> Result<(), CodecError>
+    where
+        W: Send,
+    {
+        if self.failed {
+            return Err(spent());
+        }
+        let result = match &mut self.inner {
+            #[cfg(feature = "fory-messages")]
+            Inner::Binary(e) => e.write_arrays(arrays, check),
+            #[cfg(feature = "json")]
+            Inner::Text(e) => {
+                let vectors = if check {
+                    Gf8::slice_from_arrays(arrays).map_err(|e| CodecError::InvalidVector {
+                        index: e.index as u64,
+                        error: e.error,
+                    })
+                } else {
+                    Ok(Gf8::slice_from_arrays_unchecked(arrays))
+                };
+                // A bad vector writes nothing here; the writer is spent all
+                // the same, as after a bad vector in the binary form.
+                vectors.and_then(|v| e.write(v))
+            }
+        };
+        self.failed = result.is_err();
+        result
+    }
+
     /// How many vectors have been written.
     ///
     /// ```
@@ -307,10 +339,55 @@ impl FileWriter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn write(&mut self, vectors: &[Gf8]) -> Result<(), CodecError> {
+        self.write_arrays(Gf8::slice_as_arrays(vectors), false)
+    }
+
+    /// Writes coordinate arrays, each checked as [`Gf8::check`] does (the
+    /// [`Strict`](crate::Policy::Strict) policy) just before its chunk is
+    /// checksummed and written, so that a large batch is read from memory
+    /// once, not once to check it and again to write it. With the
+    /// `parallel` feature, whole chunks go through a pipeline: one is
+    /// written while the next is checked and checksummed on another thread.
+    ///
+    /// A bad vector is [`CodecError::InvalidVector`], its index counted
+    /// from `arrays[0]`, and the writer is spent: nothing is saved and the
+    /// target is left as it was (a FIFO or a device, written directly, may
+    /// have received the chunks before it; check first to avoid that).
+    ///
+    /// ```
+    /// use hydron_codec::file::{self, FileOptions, FileWriter, Format};
+    /// use hydron_codec::{CodecError, Policy};
+    ///
+    /// # #[cfg(feature = "fory-messages")] {
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("checked.hyd");
+    /// let mut rows = vec![[0.0f32; 8]; 10];
+    /// rows[3][0] = 1.0;
+    /// let mut w = FileWriter::create(&path, Format::Fory, FileOptions::new().with_chunk_vectors(4))?;
+    /// w.write_checked(&rows)?;
+    /// w.finish()?;
+    /// assert_eq!(file::load(&path, Policy::Strict)?.len(), 10);
+    ///
+    /// rows[7][2] = 2.0; // not a unit vector
+    /// let mut w = FileWriter::create(&path, Format::Fory, FileOptions::new().with_chunk_vectors(4))?;
+    /// let err = w.write_checked(&rows).unwrap_err();
+    /// assert!(matches!(&err, CodecError::InFile { error, .. }
+    ///     if matches!(**error, CodecError::InvalidVector { index: 7, .. })));
+    /// assert!(err.to_string().contains(": vector 7: norm is 2, expected 1"), "{err}");
+    /// assert!(w.finish().is_err()); // spent: the old file stays
+    /// assert_eq!(file::load(&path, Policy::Strict)?.len(), 10);
+    /// # }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_checked(&mut self, arrays: &[[f32; 8]]) -> Result<(), CodecError> {
+        self.write_arrays(arrays, true)
+    }
+
+    fn write_arrays(&mut self, arrays: &[[f32; 8]], check: bool) -> Result<(), CodecError> {
         let Some(encoder) = self.encoder.as_mut() else {
             return Err(self.target.in_file(spent()));
         };
-        let result = encoder.write(vectors);
+        let result = encoder.write_arrays(arrays, check);
         if let Err(e) = result {
             self.encoder = None;
             return Err(self.target.in_file(e));

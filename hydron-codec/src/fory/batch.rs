@@ -6,6 +6,7 @@ use hydron_core::Gf8;
 use super::wire::{self, StructForm};
 use super::{GF8_BATCH_TYPE_ID, MAX_BATCH_LEN};
 use crate::payload::{decode_payload, decode_payload_into};
+use crate::uninit::Cursor;
 use crate::{CodecError, Policy};
 
 /// The framing of a `Gf8Batch` message, in both struct modes.
@@ -27,10 +28,72 @@ pub(crate) const FORM: StructForm = StructForm {
                   (one field, `values`, a float32 array)",
 };
 
-/// Bytes of the message for `n` vectors.
+/// Bytes of the message for `n` vectors, at most.
 #[inline]
 fn message_len(n: usize) -> usize {
     FORM.compatible.len() + 5 + 32 * n
+}
+
+/// The most bytes of framing before a message's coordinates: the struct
+/// prefix and a 5-byte varuint32.
+pub(crate) const HEAD_MAX: usize = FORM.compatible.len() + 5;
+
+/// The framing of the message of `n` vectors (`n` checked by
+/// [`check_len`]): the struct prefix, then the array's byte length as a
+/// varuint32; the first `.1` bytes of `.0`. The coordinates follow it to
+/// the end of the message.
+#[inline]
+pub(crate) fn head(n: usize) -> ([u8; HEAD_MAX], usize) {
+    debug_assert!(n <= MAX_BATCH_LEN);
+    let mut h = [0u8; HEAD_MAX];
+    let mut len = FORM.compatible.len();
+    h[..len].copy_from_slice(FORM.compatible);
+    // Cannot truncate: the caller checked the length against MAX_BATCH_LEN.
+    let mut value = (32 * n) as u32;
+    while value >= 0x80 {
+        h[len] = (value as u8) | 0x80;
+        value >>= 7;
+        len += 1;
+    }
+    h[len] = value as u8;
+    (h, len + 1)
+}
+
+/// The exact bytes of the message of `n` vectors (`n` checked by
+/// [`check_len`]).
+#[inline]
+pub(crate) fn exact_len(n: usize) -> usize {
+    head(n).1 + 32 * n
+}
+
+/// The coordinates of `vectors` as the message stores them (little-endian
+/// `f32`): the vectors' own memory on a little-endian target, else a
+/// copy in `scratch`.
+#[inline]
+pub(crate) fn le_bytes<'a>(vectors: &'a [Gf8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    let arrays = Gf8::slice_as_arrays(vectors);
+    #[cfg(target_endian = "little")]
+    {
+        let _ = scratch;
+        bytemuck::cast_slice::<[f32; 8], u8>(arrays)
+    }
+    #[cfg(not(target_endian = "little"))]
+    {
+        scratch.clear();
+        for x in arrays.as_flattened() {
+            scratch.extend_from_slice(&x.to_le_bytes());
+        }
+        scratch
+    }
+}
+
+/// Writes the message of `vectors` at `out`'s position, copying the
+/// coordinates a block at a time; `n` checked by [`check_len`].
+pub(crate) fn write_uninit(vectors: &[Gf8], out: &mut Cursor<'_>) {
+    let (head, len) = head(vectors.len());
+    out.put(&head[..len]);
+    let mut scratch = Vec::new();
+    out.put(le_bytes(vectors, &mut scratch));
 }
 
 pub(super) fn try_encode_into(vectors: &[Gf8], buf: &mut Vec<u8>) -> Result<(), CodecError> {
@@ -43,7 +106,7 @@ pub(super) fn try_encode_into(vectors: &[Gf8], buf: &mut Vec<u8>) -> Result<(), 
 
 /// Checks that `n` vectors fit in one fory float32 array.
 #[inline]
-pub(super) fn check_len(n: usize) -> Result<(), CodecError> {
+pub(crate) fn check_len(n: usize) -> Result<(), CodecError> {
     if n > MAX_BATCH_LEN {
         return Err(CodecError::TooLarge {
             length: (n as u64).saturating_mul(32),

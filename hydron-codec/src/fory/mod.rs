@@ -162,6 +162,11 @@ mod structs;
 pub(crate) mod wire;
 
 pub(crate) use batch::array_len_after as batch_array_len_after;
+#[cfg(all(feature = "parallel", target_endian = "little"))]
+pub(crate) use batch::HEAD_MAX as BATCH_HEAD_MAX;
+pub(crate) use batch::{
+    exact_len as batch_exact_len, head as batch_head, le_bytes as batch_le_bytes,
+};
 
 #[cfg(feature = "fory")]
 pub use exact::deserialize_exact;
@@ -336,6 +341,59 @@ pub fn try_encode_batch(vectors: &[Gf8]) -> Result<Vec<u8>, CodecError> {
 /// ```
 pub fn try_encode_batch_into(vectors: &[Gf8], buf: &mut Vec<u8>) -> Result<(), CodecError> {
     batch::try_encode_into(vectors, buf)
+}
+
+/// The exact length in bytes of the batch message of `n` vectors, or
+/// [`CodecError::TooLarge`] for more than [`MAX_BATCH_LEN`]. With
+/// [`encode_batch_uninit`], a message is written straight into memory the
+/// caller allocated (a Python `bytes` object, say).
+///
+/// ```
+/// use hydron_codec::fory;
+/// use hydron_core::Gf8;
+/// assert_eq!(fory::batch_len(3)?, fory::encode_batch(&[Gf8::ZERO; 3]).len());
+/// assert!(fory::batch_len(fory::MAX_BATCH_LEN + 1).is_err());
+/// # Ok::<(), hydron_codec::CodecError>(())
+/// ```
+pub fn batch_len(n: usize) -> Result<usize, CodecError> {
+    batch::check_len(n)?;
+    Ok(batch::exact_len(n))
+}
+
+/// Writes the batch message of `vectors` at the start of `out`, memory
+/// that need not be initialized (nothing is zeroed first, and every byte
+/// of the message is written once), and returns those
+/// [`batch_len`]`(vectors.len())` bytes. The rest of `out` is left as it
+/// was. [`CodecError::TooLarge`] if the message does not fit in `out` or
+/// in one message, and nothing is written.
+///
+/// ```
+/// use std::mem::MaybeUninit;
+/// use hydron_codec::fory;
+/// use hydron_core::E8_ROOTS;
+///
+/// let mut buf = vec![MaybeUninit::<u8>::uninit(); fory::batch_len(E8_ROOTS.len())?];
+/// let message = fory::encode_batch_uninit(&E8_ROOTS, &mut buf)?;
+/// assert_eq!(message, &fory::encode_batch(&E8_ROOTS)[..]);
+/// let mut small = [MaybeUninit::<u8>::uninit(); 8];
+/// assert!(fory::encode_batch_uninit(&E8_ROOTS, &mut small).is_err());
+/// # Ok::<(), hydron_codec::CodecError>(())
+/// ```
+pub fn encode_batch_uninit<'a>(
+    vectors: &[Gf8],
+    out: &'a mut [core::mem::MaybeUninit<u8>],
+) -> Result<&'a mut [u8], CodecError> {
+    let needed = batch_len(vectors.len())?;
+    if needed > out.len() {
+        return Err(CodecError::TooLarge {
+            length: needed as u64,
+            limit: out.len() as u64,
+            what: "the output buffer",
+        });
+    }
+    let mut cursor = crate::uninit::Cursor::new(out);
+    batch::write_uninit(vectors, &mut cursor);
+    Ok(cursor.written())
 }
 
 /// Decodes one [`Gf8Batch`] message, checking every vector by `policy`.
