@@ -1,10 +1,13 @@
 //! Messages: fory (batch, one vector, codes), JSON and JSON Lines, all
 //! through hydron-codec.
 
+use std::mem::MaybeUninit;
+
 use hydron_codec::json::{JsonLinesReader, JsonLinesWriter};
 use hydron_codec::{fory, json, CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
 use numpy::{PyArray1, PyArray2};
+use pyo3::exceptions::{PyMemoryError, PySystemError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -50,6 +53,56 @@ pub fn encode_vectors<'py>(
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// The bytes `fill` writes of the vectors `vectors`, checked (or
+/// renormalized) by `policy` first, written straight into a new `bytes`
+/// object of the `len` the count of vectors gives: nothing is zeroed first
+/// and nothing is copied afterwards, so the memory taken is the output
+/// (with `"strict"` and `"trusted"`, which read the array in place).
+pub fn encode_vectors_in_place<'py>(
+    py: Python<'py>,
+    vectors: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+    len: impl FnOnce(usize) -> Result<usize, CodecError>,
+    fill: impl Send
+        + for<'a> FnOnce(&[Gf8], &'a mut [MaybeUninit<u8>]) -> Result<&'a mut [u8], CodecError>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let input = arrays::vectors(vectors, "vectors")?;
+    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
+    let len = len(gf8.len()).map_err(|e| codec_error(py, e))?;
+    let size = pyo3::ffi::Py_ssize_t::try_from(len)
+        .map_err(|_| PyMemoryError::new_err(format!("{len} bytes do not fit in a bytes object")))?;
+    // SAFETY: with a null pointer, `PyBytes_FromStringAndSize` returns a new
+    // reference to a `bytes` object of `size` bytes whose content is not
+    // initialized (or null with an exception set: a `MemoryError`), and the
+    // GIL is held.
+    let out = unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            pyo3::ffi::PyBytes_FromStringAndSize(std::ptr::null(), size),
+        )?
+        .cast_into_unchecked::<PyBytes>()
+    };
+    // SAFETY: `out` is a `bytes` object of `len` bytes (plus the NUL that
+    // CPython adds), created above: `PyBytes_AsString` returns its buffer,
+    // which lives as long as `out` (held until this function returns, after
+    // the last use of `buf`). Nothing else has a reference to the object
+    // yet, so writing its content, without the GIL, cannot race with
+    // anyone, and it is written before any Python code sees it. The slice
+    // is of `MaybeUninit<u8>`: its bytes are not initialized yet.
+    let buf: &mut [MaybeUninit<u8>] = unsafe {
+        let data = pyo3::ffi::PyBytes_AsString(out.as_ptr());
+        std::slice::from_raw_parts_mut(data.cast::<MaybeUninit<u8>>(), len)
+    };
+    let written = detached_unless_tiny(py, len, || fill(&gf8, buf).map(|b| b.len()))?;
+    if written != len {
+        // Never hand out a `bytes` with bytes that were not written.
+        return Err(PySystemError::new_err(format!(
+            "internal error: the encoder wrote {written} bytes of {len}"
+        )));
+    }
+    Ok(out)
+}
+
 /// The vectors `decode` reads from `bytes` (without the GIL), as a new
 /// (N, 8) float32 array.
 fn decode_vectors<'py>(
@@ -88,7 +141,13 @@ pub fn encode_batch<'py>(
     vectors: &Bound<'py, PyAny>,
     policy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    encode_vectors(py, vectors, policy, fory::try_encode_batch)
+    encode_vectors_in_place(
+        py,
+        vectors,
+        policy,
+        fory::batch_len,
+        fory::encode_batch_uninit,
+    )
 }
 
 /// Decode a fory ``Gf8Batch`` message into a new (N, 8) float32 array.

@@ -17,8 +17,8 @@ use pyo3::sync::MutexExt;
 use pyo3::types::PyBytes;
 
 use crate::arrays::{self, gf8_out, path_of};
-use crate::codec::{encode_vectors, prepared};
-use crate::errors::{codec_error, detached};
+use crate::codec::{encode_vectors, encode_vectors_in_place, prepared};
+use crate::errors::{batch_error, codec_error, detached};
 use crate::parquet as pyparquet;
 use crate::policy::{self, parse_or_strict};
 use crate::stream;
@@ -199,12 +199,77 @@ pub fn save(
         options(chunk_vectors, durable)?,
     );
     let input = arrays::vectors(vectors, "vectors")?;
-    let gf8 = prepared(py, &input, parse_or_strict(policy)?)?;
+    let policy = parse_or_strict(policy)?;
+    if policy == Policy::Strict && py.detach(|| replaces_a_file(&path)) {
+        let arrays = input.arrays();
+        return match py.detach(|| save_checking(&path, arrays, format, options)) {
+            Ok(()) => Ok(()),
+            Err(SaveError::Vector(e)) => Err(batch_error(py, e)),
+            Err(SaveError::Codec(e)) => Err(codec_error(py, e)),
+        };
+    }
+    let gf8 = prepared(py, &input, policy)?;
     detached(py, || {
         let mut w = file::FileWriter::create(&path, format, options)?;
         w.write(&gf8)?;
         w.finish()
     })
+}
+
+/// Whether a save to `path` goes to a temporary file renamed over it
+/// (nothing there yet, or a regular file, through any symbolic links), so
+/// that a save that fails half-way leaves nothing behind. A FIFO or a
+/// device is written to directly: there, the vectors are all checked
+/// before the first byte is written.
+fn replaces_a_file(path: &std::path::Path) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) => m.is_file(),
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    }
+}
+
+/// Why [`save_checking`] failed.
+enum SaveError {
+    /// A vector that is not a unit (or zero) vector, by its index.
+    Vector(hydron_core::BatchError),
+    /// Anything else.
+    Codec(CodecError),
+}
+
+impl From<CodecError> for SaveError {
+    fn from(e: CodecError) -> SaveError {
+        SaveError::Codec(e)
+    }
+}
+
+/// Saves `arrays` under the strict policy, each chunk checked just before
+/// it is checksummed and written (see `FileWriter::write_checked`), so that
+/// the vectors are read from memory once. The first chunk is checked before
+/// the file is created, so a bad vector there creates nothing; one further
+/// on removes the temporary file. The target is left as it was either way.
+fn save_checking(
+    path: &std::path::Path,
+    arrays: &[[f32; 8]],
+    format: file::Format,
+    options: FileOptions,
+) -> Result<(), SaveError> {
+    let (first, rest) = arrays.split_at(arrays.len().min(options.chunk_vectors() as usize));
+    let first = Gf8::slice_from_arrays(first).map_err(SaveError::Vector)?;
+    let mut w = file::FileWriter::create(path, format, options)?;
+    w.write(first)?;
+    w.write_checked(rest).map_err(|e| match e {
+        CodecError::InFile { error, .. } if matches!(*error, CodecError::InvalidVector { .. }) => {
+            let CodecError::InvalidVector { index, error } = *error else {
+                unreachable!("matched above")
+            };
+            SaveError::Vector(hydron_core::BatchError {
+                index: first.len() + index as usize,
+                error,
+            })
+        }
+        other => SaveError::Codec(other),
+    })?;
+    Ok(w.finish()?)
 }
 
 /// The bytes of a whole hydron file holding ``vectors`` (what
@@ -224,6 +289,15 @@ pub fn dumps<'py>(
         return encode_vectors(py, vectors, policy, |gf8| pyparquet::to_vec(gf8, options));
     }
     let (format, options) = (policy::format(format)?, options(chunk_vectors, true)?);
+    if format == file::Format::Fory {
+        return encode_vectors_in_place(
+            py,
+            vectors,
+            policy,
+            |n| file::binary_len(n, options),
+            |gf8, out| file::encode_binary_uninit(gf8, options, out),
+        );
+    }
     encode_vectors(py, vectors, policy, |gf8| {
         file::to_vec(gf8, format, options)
     })
