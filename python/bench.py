@@ -21,6 +21,9 @@ Compared:
   pyfory.deserialize of the same batch as one message (+ reshape) vs Rust's
   validated file::load;
 - normalize and validate vs the numpy one-liners;
+- files and bytes vs numpy (--io: only these): save(durable=False) vs
+  np.save, load vs np.load, dumps and encode_batch vs v.tobytes(), each
+  pair timed in turns;
 - geodesic_distance (row by row, and one vector against all rows) vs
   np.arccos(np.clip(np.einsum(...), -1, 1)), and slerp (row by row with a
   t per row, one vector against all rows with one t) vs the numpy slerp
@@ -136,6 +139,45 @@ def rust_baseline(n: int, path: str, runs: int) -> dict | None:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def paired_medians(f, g, runs: int) -> tuple[float, float]:
+    """The median times of ``f`` and ``g``, run in turns, so that both see
+    the same state of the machine (its page cache, its other work)."""
+    tf, tg = [], []
+    for _ in range(runs):
+        for fn, times in ((f, tf), (g, tg)):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+    return statistics.median(tf), statistics.median(tg)
+
+
+def io_rows(v: np.ndarray, tmp: str, runs: int) -> list[tuple[str, float, float, str]]:
+    """Files and bytes against numpy's own: save (not durable: neither is
+    np.save) vs np.save, load vs np.load, dumps and encode_batch vs
+    v.tobytes(). hydron writes atomically (a temporary file renamed over
+    the target) with a CRC-32 per chunk and checks every vector; numpy
+    truncates the file in place and checks nothing."""
+    hyd, npy = os.path.join(tmp, "io.hyd"), os.path.join(tmp, "io.npy")
+    rows = []
+    t_save, t_np_save = paired_medians(lambda: hydron.save(hyd, v, durable=False),
+                                       lambda: np.save(npy, v), runs)
+    rows.append(("save(durable=False)", t_save, t_np_save, "np.save (same array)"))
+    t_load, t_np_load = paired_medians(lambda: hydron.load(hyd), lambda: np.load(npy), runs)
+    rows.append(("load (strict)", t_load, t_np_load, "np.load (.npy of the same array)"))
+    t_dumps, t_tobytes = paired_medians(lambda: hydron.dumps(v), v.tobytes, runs)
+    rows.append(("dumps (binary container)", t_dumps, t_tobytes, "v.tobytes()"))
+    t_batch, t_tobytes = paired_medians(lambda: hydron.encode_batch(v), v.tobytes, runs)
+    rows.append(("encode_batch", t_batch, t_tobytes, "v.tobytes()"))
+    return rows
+
+
+def print_io(rows: list[tuple[str, float, float, str]]) -> None:
+    print(f"{'files and bytes vs numpy':28} {'hydron':>12} {'numpy':>12}  {'ratio':>8}  "
+          "numpy call (ratio: numpy time / hydron time)")
+    for what, mine, other, name in rows:
+        print(f"{what:28} {fmt(mine)} {fmt(other)}  {other / mine:7.2f}x  {name}")
+
+
 def fixed_costs(v: np.ndarray) -> None:
     """The fixed cost of a call on one vector (and on 63, the most that keep
     the GIL), against a Python no-op and numpy's own smallest calls."""
@@ -163,6 +205,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1 << 20, help="vectors (default 1048576)")
     ap.add_argument("--runs", type=int, default=7, help="runs per median (default 7)")
     ap.add_argument("--per-call", action="store_true", help="only the fixed cost of a call")
+    ap.add_argument("--io", action="store_true",
+                    help="only save/load/dumps/encode_batch against numpy")
     args = ap.parse_args()
     n, runs = args.n, args.runs
 
@@ -171,6 +215,13 @@ def main() -> None:
     v = hydron.normalize(raw)
     if args.per_call:
         fixed_costs(v)
+        return
+    if args.io:
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = io_rows(v, tmp, runs)
+        print(f"hydron {hydron.__version__}, numpy {np.__version__}, {n} vectors, "
+              f"median of {runs} runs in turns")
+        print_io(rows)
         return
 
     stock = runpy.run_path(str(HERE / "examples" / "stock_pyfory.py"))
@@ -213,6 +264,7 @@ def main() -> None:
         t_np_val = median_time(lambda: numpy_validate(v), runs)
         rows.append(("validate", t_val, t_np_val, "numpy isfinite + norm"))
         rows += kernel_rows(v, runs)
+        io = io_rows(v, tmp, runs)
         t_np_roots = median_time(lambda: numpy_nearest_roots(v), max(3, runs // 2))
         rows[:0] = [("nearest_roots", t_roots, t_np_roots, "numpy matmul+argmax"),
                     ("nearest_roots(trusted=True)", t_roots_t, t_np_roots, "numpy matmul+argmax")]
@@ -224,6 +276,8 @@ def main() -> None:
     print(f"{'':28} {'hydron':>12} {'compared with':>12}  {'speed-up':>8}  baseline")
     for what, mine, other, name in rows:
         print(f"{what:28} {fmt(mine)} {fmt(other)}  {other / mine:7.1f}x  {name}")
+    print()
+    print_io(io)
     if rust:
         print()
         print(f"{'vs Rust (same file, same run)':28} {'Python':>12} {'Rust':>12}  {'ratio':>8}  "
