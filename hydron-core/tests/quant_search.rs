@@ -408,7 +408,26 @@ proptest! {
     }
 }
 
-/// Rough timings of the search (not a benchmark: `benches/quant.rs` is):
+/// This process's CPU time (user + system), from `/proc/self/stat`, in
+/// seconds (0 where there is no such file): on a busy machine it counts
+/// only the time the search ran, not the time it waited for a core.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let ticks: f64 =
+        fields[11].parse::<f64>().unwrap_or(0.0) + fields[12].parse::<f64>().unwrap_or(0.0);
+    ticks / 100.0
+}
+
+/// Rough timings of the search on one thread, wall clock and CPU time
+/// (not a benchmark: `benches/quant.rs` is):
 /// `cargo test --release -p hydron-core --features simd,parallel --test
 /// quant_search -- --ignored --nocapture timing`.
 #[test]
@@ -425,32 +444,31 @@ fn timing() {
         .num_threads(1)
         .build()
         .unwrap();
-    for count in [1, 8, 32] {
+    for count in [1, 2, 4, 8, 32] {
         let queries = data(&mut rng, count, dim);
         for backend in [Backend::Scalar, Backend::Avx2Fma] {
-            for (name, threads) in [("1 thread", true), ("all", false)] {
-                let run = || {
-                    q.search_codes_with(
-                        backend,
-                        &codes.codes,
-                        &codes.scales,
-                        &queries,
-                        10,
-                        Metric::L2,
-                    )
-                    .unwrap()
-                };
-                let t = Instant::now();
-                let reps = 3;
-                for _ in 0..reps {
-                    std::hint::black_box(if threads { one.install(run) } else { run() });
-                }
-                let per = t.elapsed().as_secs_f64() / reps as f64 / (n * count) as f64;
-                eprintln!(
-                    "{count:>3} queries {backend:>9} {name:>8}: {:.2} ns per vector-query",
-                    per * 1e9
-                );
+            let run = || {
+                q.search_codes_with(
+                    backend,
+                    &codes.codes,
+                    &codes.scales,
+                    &queries,
+                    10,
+                    Metric::L2,
+                )
+                .unwrap()
+            };
+            let reps = (32 / count).max(2);
+            let (t, c) = (Instant::now(), cpu_seconds());
+            for _ in 0..reps {
+                std::hint::black_box(one.install(run));
             }
+            let per = |s: f64| s / reps as f64 / (n * count) as f64 * 1e9;
+            eprintln!(
+                "{count:>3} queries {backend:>9}: {:6.1} ns wall, {:6.1} ns CPU per vector-query",
+                per(t.elapsed().as_secs_f64()),
+                per(cpu_seconds() - c)
+            );
         }
     }
 }
