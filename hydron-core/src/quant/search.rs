@@ -47,16 +47,16 @@
 //!
 //! With the `parallel` feature, a search of at least
 //! [`SEARCH_PARALLEL_MIN_WORK`] block-query pairs splits the database into
-//! pieces across rayon's pool (through [`crate::parallel::run`], so it
+//! pieces across rayon's pool (through `hydron_core::parallel::run`, so it
 //! works in a forked child); each piece keeps its own top-k per query, and
 //! the pieces' lists are merged in the order above. The result is the same
 //! as on one thread.
 //!
 //! # Adding a rate
 //!
-//! The kernels are generic over a [`BlockDecoder`]: how many bytes a
-//! block's code takes and how to turn them into the block's codeword
-//! (before the vector's scale). [`LatticeQuantizer::search_codes_with`]
+//! The kernels are generic over a block decoder (the crate-private trait
+//! `BlockDecoder`): how many bytes a block's code takes and how to turn
+//! them into the block's codeword (before the vector's scale). [`LatticeQuantizer::search_codes_with`]
 //! picks the decoder from [`bits_per_dim`](LatticeQuantizer::bits_per_dim)
 //! in one `match`: another rate is one more arm there and one more
 //! `impl BlockDecoder`.
