@@ -5,7 +5,11 @@ Typed for ``mypy --strict`` against the stubs (hydron/_hydron.pyi)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
+import textwrap
 import threading
 from collections.abc import Callable
 from typing import Any, Literal
@@ -360,3 +364,41 @@ def test_every_call_releases_the_gil() -> None:
     }
     for name, call in calls.items():
         assert seen_during(call) == {"in_call": True, "done": False}, name
+
+
+# ---------------------------------------------------------------- fork
+
+FORK_SCENARIO = textwrap.dedent("""
+    import os, sys
+    import numpy as np
+    import hydron
+
+    q = hydron.LatticeQuantizer(384, seed=3)
+    x = np.random.default_rng(0).standard_normal((20_000, 384), dtype=np.float32)
+    codes = q.encode(x)  # 960,000 blocks: split across the pool
+    queries = x[:64]
+    want = q.search(codes, queries, 10)  # 61M block-queries: split
+    pid = os.fork()
+    if pid == 0:
+        again = q.encode(x[:5000])
+        got = q.search(codes, queries, 10)
+        same = (np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+                and np.array_equal(again.codes, codes.codes[:5000]))
+        os._exit(0 if same else 1)
+    _, status = os.waitpid(pid, 0)
+    sys.exit(os.waitstatus_to_exitcode(status))
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_searches_with_the_parents_results() -> None:
+    """After the parent used the thread pool, a forked child's encode and
+    search run (on a pool of its own) and give the parent's results; a hang
+    kills the scenario's process group and fails."""
+    proc = subprocess.Popen([sys.executable, "-c", FORK_SCENARIO], start_new_session=True)
+    try:
+        assert proc.wait(timeout=300) == 0
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        pytest.fail("the forked child hung")
