@@ -22,6 +22,7 @@ mod math;
 mod parquet;
 mod policy;
 mod quant;
+mod quant_io;
 mod stream;
 
 use pyo3::prelude::*;
@@ -59,6 +60,9 @@ fn _hydron(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<file::ChunkIter>()?;
     m.add_class::<quant::LatticeQuantizer>()?;
     m.add_class::<quant::LatticeCodes>()?;
+    m.add_function(wrap_pyfunction!(quant_io::save_lattice_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(quant_io::load_lattice_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(quant_io::is_lattice_codes, m)?)?;
     #[cfg(feature = "arrow")]
     {
         m.add_class::<capsule::ArrowArray>()?;

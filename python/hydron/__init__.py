@@ -39,12 +39,15 @@ import numpy.typing as npt
 from . import _hydron
 from ._hydron import (DEFAULT_CHUNK_VECTORS, DEFAULT_ROW_GROUP_VECTORS, FEATURES, MAX_BATCH_LEN,
                       MAX_CHUNK_VECTORS, MAX_CODES_LEN, NORM_TOLERANCE, ChunkIter, FileWriter,
-                      LatticeCodes, LatticeQuantizer, backend,
+                      LatticeCodes, LatticeQuantizer, backend, is_lattice_codes,
+                      load_lattice_codes, save_lattice_codes,
                       codes_to_vectors, decode_batch, decode_codes, decode_gf8, decode_json,
                       decode_jsonl, dot, dumps, encode_batch, encode_codes, encode_gf8,
-                      encode_json, encode_jsonl, geodesic_distance, iter_chunks, load, loads,
-                      nearest_lattice_points, nearest_roots, normalize, save, slerp,
+                      encode_json, encode_jsonl, geodesic_distance, iter_chunks, loads,
+                      nearest_lattice_points, nearest_roots, normalize, slerp,
                       spherical_mean, validate)
+from ._hydron import load as _load_vectors
+from ._hydron import save as _save_vectors
 from .errors import (CorruptError, FeatureNotBuiltError, FormatError, HydronError,
                      InvalidVectorError, Section, TruncatedError, UnsupportedVersionError,
                      feature_not_built)
@@ -156,6 +159,48 @@ def detect_format(source: str | os.PathLike[str] | bytes | bytearray | memoryvie
     return Format(_hydron.detect_format(source))
 
 
+def save(path: str | os.PathLike[str], vectors: npt.ArrayLike | LatticeCodes,
+         format: str | None = None, *, chunk_vectors: int = 65536, durable: bool = True,
+         policy: str | None = None) -> None:
+    # A LatticeCodes goes to save_lattice_codes; anything else is vectors.
+    if isinstance(vectors, LatticeCodes):
+        if chunk_vectors != 65536 or policy is not None:
+            raise TypeError("save: chunk_vectors= and policy= apply to vectors, "
+                            "not to LatticeCodes")
+        save_lattice_codes(path, vectors, format, durable=durable)
+        return
+    _save_vectors(path, vectors, format, chunk_vectors=chunk_vectors, durable=durable,
+                  policy=policy)
+
+
+def load(source: str | os.PathLike[str] | Any, *, policy: str | None = None) -> Any:
+    # A file of lattice codes goes to load_lattice_codes; anything else is
+    # read as vectors. (Typed Any, as numpy's ``np.load``, since what comes
+    # back depends on the file.)
+    if isinstance(source, (str, os.PathLike)) and is_lattice_codes(source):
+        if policy is not None:
+            raise TypeError("load: policy= applies to vectors, not to lattice codes")
+        return load_lattice_codes(source)
+    return _load_vectors(source, policy=policy)
+
+
+save.__doc__ = (_save_vectors.__doc__ or "") + """
+
+Notes
+-----
+A :class:`LatticeCodes` in place of ``vectors`` is saved by
+:func:`save_lattice_codes` (``format`` ``"fory"`` or ``"parquet"``, by
+default from the name; ``chunk_vectors`` and ``policy`` do not apply).
+"""
+load.__doc__ = (_load_vectors.__doc__ or "") + """
+
+Notes
+-----
+A file of lattice codes (:func:`is_lattice_codes`) is read by
+:func:`load_lattice_codes`: a :class:`LatticeCodes` (or, for ``Gf8`` codes,
+their unit vectors).
+"""
+
 __all__ = [
     "HydronError", "FormatError", "UnsupportedVersionError", "TruncatedError", "CorruptError",
     "InvalidVectorError", "FeatureNotBuiltError", "Section", "Policy", "Format", "FEATURES",
@@ -166,7 +211,8 @@ __all__ = [
     "encode_batch", "decode_batch", "encode_gf8", "decode_gf8", "encode_codes", "decode_codes",
     "encode_json", "decode_json", "encode_jsonl", "decode_jsonl",
     "save", "load", "dumps", "loads", "iter_chunks", "ChunkIter", "FileWriter", "detect_format",
-    "LatticeQuantizer", "LatticeCodes",
+    "LatticeQuantizer", "LatticeCodes", "save_lattice_codes", "load_lattice_codes",
+    "is_lattice_codes",
     "DEFAULT_ROW_GROUP_VECTORS", "ArrowArray", "ArrowTable", "to_arrow", "to_arrow_table", "from_arrow", "codes_to_arrow",
     "codes_from_arrow", "save_parquet", "load_parquet", "save_codes_parquet",
     "load_codes_parquet", "iter_parquet", "ParquetChunkIter",

@@ -27,6 +27,9 @@ __all__ = [
     "FileWriter",
     "LatticeCodes",
     "LatticeQuantizer",
+    "save_lattice_codes",
+    "load_lattice_codes",
+    "is_lattice_codes",
     "MAX_BATCH_LEN",
     "MAX_CHUNK_VECTORS",
     "MAX_CODES_LEN",
@@ -1055,3 +1058,68 @@ class LatticeCodes:
         parameters).
         """
     def __len__(self) -> int: ...
+
+
+def save_lattice_codes(path: _Path, codes: LatticeCodes, format: str | None = None, *,
+                       durable: bool = True) -> None:
+    """Save lattice codes to a file, atomically.
+
+    ``hydron.save(path, codes)`` calls this for a :class:`LatticeCodes`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    codes : LatticeCodes
+    format : {"fory", "parquet"}, optional
+        One fory ``LatticeCodes`` message (docs/format.md section 7.1, which
+        stock pyfory reads), or Parquet (section 7.2: a
+        ``FixedSizeBinary(code_size)`` column ``code``, a float32 column
+        ``scale`` unless ``scale="unit"``, the parameters in the footer).
+        Default: Parquet for a name ending in ``.parquet`` or ``.pq``, else
+        the fory message.
+    durable : bool
+        Flush the file and its directory to disk around the rename.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np, hydron
+    >>> q = hydron.LatticeQuantizer(12, seed=3)
+    >>> codes = q.encode(np.ones((2, 12), np.float32))
+    >>> path = os.path.join(tempfile.mkdtemp(), "codes.fory")
+    >>> hydron.save_lattice_codes(path, codes)
+    >>> back = hydron.load_lattice_codes(path)
+    >>> (back.dim, back.seed, len(back), bool((back.codes == codes.codes).all()))
+    (12, 3, 2, True)
+    """
+
+def load_lattice_codes(path: _Path) -> LatticeCodes | _F32:
+    """Load lattice codes from a file: a fory ``LatticeCodes`` message or
+    Parquet (detected from the content), every parameter, length, code and
+    scale checked (docs/format.md section 7).
+
+    ``hydron.load(path)`` calls this for a file of lattice codes.
+
+    Returns
+    -------
+    LatticeCodes
+        For a file of ``Gf8`` codes (``hydron quantize --bits 16|32``, scale
+        mode ``direction``), which a quantizer does not read: their unit
+        vectors, a new (N, 8) float32 array.
+
+    Raises
+    ------
+    CorruptError
+        Parameters that disagree with the data: ``offset`` is the byte offset
+        of the field in a fory message, ``row`` the vector (both ``None``
+        where there is no one place).
+    FormatError, TruncatedError, OSError
+        Not a file of lattice codes, cut short, or unreadable.
+    """
+
+def is_lattice_codes(path: _Path) -> bool:
+    """Whether ``path`` is a regular file of lattice codes (a fory
+    ``LatticeCodes`` message, or Parquet with the ``hydron.quant.*`` footer
+    keys): what :func:`hydron.load` checks first. Reads its first 16 bytes
+    (and a Parquet file's footer).
+    """

@@ -195,3 +195,103 @@ def test_hydron_reads_parquet_that_pyarrow_writes(tmp_path):
     scales[17] = -1.0
     pq.write_table(table.set_column(1, "scale", pa.array(scales)), path)
     assert "row 17" in hydron_cli("inspect", str(path), code=5).stderr
+
+
+# hydron.save / hydron.load of LatticeCodes (the Python module).
+
+import hydron  # noqa: E402
+
+
+def quantized(dim=20, bits=2, scale="vector", n=30, rotate=None):
+    q = hydron.LatticeQuantizer(dim, bits=bits, seed=5, rotate=rotate, scale=scale)
+    x = np.random.default_rng(dim + bits).standard_normal((n, dim)).astype(np.float32)
+    return q, q.encode(x)
+
+
+def same(a, b):
+    assert (a.dim, a.bits, a.seed, a.rotate, a.scale, len(a)) == \
+        (b.dim, b.bits, b.seed, b.rotate, b.scale, len(b))
+    assert (a.codes == b.codes).all()
+    assert (a.scales is None) == (b.scales is None)
+    if a.scales is not None:
+        assert (a.scales.view(np.uint32) == b.scales.view(np.uint32)).all()
+
+
+@pytest.mark.parametrize("name", ["c.fory", "c.parquet", "c.PQ", "c.bin"])
+@pytest.mark.parametrize("bits,scale", [(2, "vector"), (2, "unit"), (4, "vector"), (4, "unit")])
+def test_save_and_load_round_trip(tmp_path, name, bits, scale):
+    if name != "c.fory" and name != "c.bin" and "parquet" not in hydron.FEATURES:
+        pytest.skip("a build without Parquet")
+    q, c = quantized(bits=bits, scale=scale)
+    path = tmp_path / name
+    hydron.save(path, c)
+    is_parquet = name.lower().endswith((".parquet", ".pq"))
+    assert path.read_bytes()[:4] == (b"PAR1" if is_parquet else b"\x01\xff\x1c\x00")
+    assert hydron.is_lattice_codes(path)
+    back = hydron.load(path)
+    same(back, c)
+    assert (q.decode(back) == q.decode(c)).all()
+    assert os.listdir(tmp_path) == [name]  # no temporary file left behind
+
+
+def test_explicit_format_and_what_saves_refuse(tmp_path):
+    _, c = quantized()
+    path = tmp_path / "codes.data"
+    hydron.save_lattice_codes(path, c, "parquet")
+    assert path.read_bytes()[:4] == b"PAR1"
+    same(hydron.load_lattice_codes(path), c)
+    with pytest.raises(ValueError, match="format"):
+        hydron.save(path, c, "jsonl")
+    with pytest.raises(TypeError, match="policy"):
+        hydron.save(path, c, policy="trusted")
+    with pytest.raises(TypeError, match="LatticeCodes"):
+        hydron.save_lattice_codes(path, np.zeros((2, 4), np.uint8))
+    # Vectors still save and load as before.
+    hydron.save(tmp_path / "v.hyd", hydron.E8_ROOTS)
+    assert not hydron.is_lattice_codes(tmp_path / "v.hyd")
+    assert (hydron.load(tmp_path / "v.hyd") == hydron.E8_ROOTS).all()
+
+
+def test_stock_pyfory_reads_hydron_save_and_hydron_loads_pyfory(tmp_path):
+    _, c = quantized(dim=12, n=9)
+    path = tmp_path / "c.fory"
+    hydron.save(path, c)
+    fory = sp["make_fory"]()
+    m = fory.deserialize(path.read_bytes())
+    assert (m.dim, m.bits, m.seed, m.rotation, m.scale_mode, m.count) == (12, 2, 5, True, 0, 9)
+    assert (m.codes.reshape(9, 4) == c.codes).all() and (m.scales == c.scales).all()
+    path.write_bytes(fory.serialize(m))
+    same(hydron.load(path), c)
+
+
+def test_a_message_that_disagrees_is_a_corrupt_error_with_offset_and_row(tmp_path):
+    _, c = quantized(dim=8, n=3)
+    path = tmp_path / "c.fory"
+    hydron.save(path, c)
+    data = bytearray(path.read_bytes())
+    data[64] = 4  # count 4, codes for 3
+    path.write_bytes(bytes(data))
+    with pytest.raises(hydron.CorruptError, match="the count says 4 vectors") as e:
+        hydron.load(path)
+    assert (e.value.offset, e.value.row) == (64, None)
+    data[64] = 3
+    data[-4:] = np.float32(-1).tobytes()  # the last scale negative
+    path.write_bytes(bytes(data))
+    with pytest.raises(hydron.CorruptError, match="scale -1") as e:
+        hydron.load(path)
+    assert (e.value.offset, e.value.row) == (len(data) - 4, 2)
+    path.write_bytes(bytes(data[:80]))
+    with pytest.raises(hydron.HydronError):
+        hydron.load_lattice_codes(path)
+
+
+def test_gf8_codes_load_as_unit_vectors(tmp_path):
+    src, v = vectors_file(tmp_path, 30)
+    out = tmp_path / "c.fory"
+    hydron_cli("quantize", str(src), str(out), "--bits", "32")
+    u = hydron.load(out)
+    assert u.shape == (30, 8) and u.dtype == np.float32
+    assert np.allclose(np.linalg.norm(u, axis=1), 1, atol=1e-6)
+    nonzero = np.linalg.norm(v, axis=1) > 0  # (unit_vectors has a zero vector)
+    cos = np.clip((u * v).sum(axis=1)[nonzero], -1, 1)
+    assert np.arccos(cos).mean() < 0.1  # 32-bit codes: about 0.078 rad

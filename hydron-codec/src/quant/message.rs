@@ -280,9 +280,32 @@ pub fn decode(input: &[u8]) -> Result<LatticeCodes, CodecError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn save(path: impl AsRef<Path>, codes: &LatticeCodes) -> Result<(), CodecError> {
+    save_with(path, codes, true)
+}
+
+/// [`save`], durable or not: with `durable` false the file and its
+/// directory are not flushed to disk around the rename (faster; a crash
+/// may then leave the old file or an empty one, never a partial one
+/// under the target's name until the rename).
+///
+/// # Errors
+/// As [`save`].
+///
+/// ```
+/// use hydron_codec::quant::{self, LatticeCodes};
+/// let dir = tempfile::tempdir()?;
+/// let c = LatticeCodes::from_gf8(&hydron_core::E8_ROOTS, 2)?;
+/// quant::save_with(dir.path().join("c.fory"), &c, false)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn save_with(
+    path: impl AsRef<Path>,
+    codes: &LatticeCodes,
+    durable: bool,
+) -> Result<(), CodecError> {
     let path = path.as_ref();
     let bytes = encode(codes).map_err(|e| in_file(path, e))?;
-    let (mut target, mut file) = SaveTarget::create(path, true)?;
+    let (mut target, mut file) = SaveTarget::create(path, durable)?;
     std::io::Write::write_all(&mut file, &bytes).map_err(|e| target.in_file(CodecError::Io(e)))?;
     target.commit(file).map_err(|e| target.in_file(e))
 }

@@ -52,7 +52,8 @@ pub use crate::parquet::lattice::{
 };
 #[cfg(feature = "fory-messages")]
 pub use message::{
-    decode, encode, load, looks_like_lattice_codes, save, COMPATIBLE_PREFIX, LATTICE_CODES_TYPE_ID,
+    decode, encode, load, looks_like_lattice_codes, save, save_with, COMPATIBLE_PREFIX,
+    LATTICE_CODES_TYPE_ID,
 };
 
 /// How the vectors behind stored codes are scaled.

@@ -1,0 +1,301 @@
+//! Saving and loading `LatticeCodes` (`hydron_codec::quant`, docs/format.md
+//! §7): `save_lattice_codes`, `load_lattice_codes` and
+//! `is_lattice_codes`, which `hydron.save` and `hydron.load`
+//! (python/hydron/__init__.py) dispatch to.
+//!
+//! The `LatticeCodes` object (src/quant.rs) is read through its Python
+//! attributes and built through its constructor, so this file needs
+//! nothing of that one's internals. Every file operation runs without the
+//! GIL; saves are atomic (hydron-codec's temporary file and rename).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use hydron_codec::quant::{self, CodesParams, CodesScale, LatticeCodes};
+use hydron_codec::CodecError;
+use hydron_core::quant::QuantCodes;
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::errors::codec_error;
+
+/// The two stored forms.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Fory,
+    Parquet,
+}
+
+/// A codec error as a Python exception; [`CodecError::BadCodes`] (inside
+/// a file's error or not) as `CorruptError` with `offset` and `row`.
+fn error(py: Python<'_>, e: CodecError) -> PyErr {
+    let (offset, row) = match &e {
+        CodecError::BadCodes { offset, row, .. } => (*offset, *row),
+        CodecError::InFile { error, .. } => match error.as_ref() {
+            CodecError::BadCodes { offset, row, .. } => (*offset, *row),
+            _ => return codec_error(py, e),
+        },
+        _ => return codec_error(py, e),
+    };
+    let message = e.to_string();
+    let build = || -> PyResult<PyErr> {
+        let cls = py.import("hydron.errors")?.getattr("CorruptError")?;
+        let kw = pyo3::types::PyDict::new(py);
+        kw.set_item("offset", offset)?;
+        let value = cls.call((message.clone(),), Some(&kw))?;
+        value.setattr("row", row)?;
+        Ok(PyErr::from_value(value))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+/// The form a save to `path` writes: `format` if given (`"fory"` or
+/// `"parquet"`), else Parquet for a name ending in `.parquet` or `.pq`
+/// (any case), else the fory message.
+fn form_of(path: &Path, format: Option<&str>) -> PyResult<Form> {
+    match format {
+        Some("fory") => Ok(Form::Fory),
+        Some("parquet") => Ok(Form::Parquet),
+        Some(other) => Err(PyValueError::new_err(format!(
+            "format: expected \"fory\" or \"parquet\" for lattice codes, got {other:?}"
+        ))),
+        None => {
+            let ext = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase);
+            Ok(match ext.as_deref() {
+                Some("parquet" | "pq") => Form::Parquet,
+                _ => Form::Fory,
+            })
+        }
+    }
+}
+
+/// The stored form of a `hydron.LatticeCodes` object, read through its
+/// attributes (`codes`, `scales`, `dim`, `bits`, `seed`, `rotate`).
+fn stored(py: Python<'_>, codes: &Bound<'_, PyAny>) -> PyResult<LatticeCodes> {
+    let class = py.import("hydron._hydron")?.getattr("LatticeCodes")?;
+    if !codes.is_instance(&class)? {
+        return Err(PyTypeError::new_err(format!(
+            "codes: expected a hydron.LatticeCodes, got {}",
+            codes.get_type().name()?
+        )));
+    }
+    let array: PyReadonlyArray2<'_, u8> = codes.getattr("codes")?.extract()?;
+    let bytes = match array.as_slice() {
+        Ok(s) => s.to_vec(),
+        Err(_) => array.as_array().iter().copied().collect(),
+    };
+    let scales: Option<PyReadonlyArray1<'_, f32>> = codes.getattr("scales")?.extract()?;
+    let (scale, scales) = match scales {
+        Some(s) => (CodesScale::PerVector, s.as_array().to_vec()),
+        None => (CodesScale::Unit, Vec::new()),
+    };
+    let dim: usize = codes.getattr("dim")?.extract()?;
+    let bits: u32 = codes.getattr("bits")?.extract()?;
+    let dim = u32::try_from(dim)
+        .map_err(|_| PyValueError::new_err(format!("dim {dim} is above 2^32 - 1")))?;
+    let bits = u8::try_from(bits).map_err(|_| PyValueError::new_err(format!("bits {bits}")))?;
+    let params = CodesParams::new(
+        dim,
+        bits,
+        codes.getattr("seed")?.extract()?,
+        codes.getattr("rotate")?.extract()?,
+        scale,
+    )
+    .map_err(|e| error(py, e))?;
+    LatticeCodes::new(
+        params,
+        QuantCodes {
+            codes: bytes,
+            scales,
+        },
+    )
+    .map_err(|e| error(py, e))
+}
+
+/// Save lattice codes to a file, atomically.
+///
+/// ``hydron.save(path, codes)`` calls this for a :class:`LatticeCodes`.
+///
+/// Parameters
+/// ----------
+/// path : str or os.PathLike
+/// codes : LatticeCodes
+/// format : {"fory", "parquet"}, optional
+///     One fory ``LatticeCodes`` message (docs/format.md section 7.1, which
+///     stock pyfory reads), or Parquet (section 7.2: a
+///     ``FixedSizeBinary(code_size)`` column ``code``, a float32 column
+///     ``scale`` unless ``scale="unit"``, the parameters in the footer).
+///     Default: Parquet for a name ending in ``.parquet`` or ``.pq``, else
+///     the fory message.
+/// durable : bool
+///     Flush the file and its directory to disk around the rename.
+///
+/// Examples
+/// --------
+/// >>> import os, tempfile
+/// >>> import numpy as np, hydron
+/// >>> q = hydron.LatticeQuantizer(12, seed=3)
+/// >>> codes = q.encode(np.ones((2, 12), np.float32))
+/// >>> path = os.path.join(tempfile.mkdtemp(), "codes.fory")
+/// >>> hydron.save_lattice_codes(path, codes)
+/// >>> back = hydron.load_lattice_codes(path)
+/// >>> (back.dim, back.seed, len(back), bool((back.codes == codes.codes).all()))
+/// (12, 3, 2, True)
+#[pyfunction]
+#[pyo3(signature = (path, codes, format = None, *, durable = true))]
+pub fn save_lattice_codes(
+    py: Python<'_>,
+    path: PathBuf,
+    codes: &Bound<'_, PyAny>,
+    format: Option<&str>,
+    durable: bool,
+) -> PyResult<()> {
+    let form = form_of(&path, format)?;
+    let c = stored(py, codes)?;
+    match form {
+        Form::Fory => py
+            .detach(|| quant::save_with(&path, &c, durable))
+            .map_err(|e| error(py, e)),
+        #[cfg(feature = "parquet")]
+        Form::Parquet => {
+            let options = hydron_codec::parquet::ParquetOptions::new().with_durable(durable);
+            py.detach(|| quant::save_parquet(&path, &c, options))
+                .map_err(|e| error(py, e))
+        }
+        #[cfg(not(feature = "parquet"))]
+        Form::Parquet => Err(crate::errors::feature_not_built(
+            py,
+            "hydron.save_lattice_codes (a Parquet file)",
+            "parquet",
+        )),
+    }
+}
+
+/// The form `path` holds, if it is a regular file of lattice codes.
+fn sniff(path: &Path) -> Option<Form> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut head = Vec::with_capacity(16);
+    std::fs::File::open(path)
+        .ok()?
+        .take(16)
+        .read_to_end(&mut head)
+        .ok()?;
+    if quant::looks_like_lattice_codes(&head) {
+        return Some(Form::Fory);
+    }
+    #[cfg(feature = "parquet")]
+    if hydron_codec::parquet::looks_like_parquet(&head)
+        && matches!(quant::parquet_params(path), Ok(Some(_)))
+    {
+        return Some(Form::Parquet);
+    }
+    None
+}
+
+/// Whether ``path`` is a regular file of lattice codes (a fory
+/// ``LatticeCodes`` message, or Parquet with the ``hydron.quant.*`` footer
+/// keys): what :func:`hydron.load` checks first. Reads its first 16 bytes
+/// (and a Parquet file's footer).
+#[pyfunction]
+pub fn is_lattice_codes(py: Python<'_>, path: PathBuf) -> bool {
+    py.detach(|| sniff(&path).is_some())
+}
+
+/// Load lattice codes from a file: a fory ``LatticeCodes`` message or
+/// Parquet (detected from the content), every parameter, length, code and
+/// scale checked (docs/format.md section 7).
+///
+/// ``hydron.load(path)`` calls this for a file of lattice codes.
+///
+/// Returns
+/// -------
+/// LatticeCodes
+///     For a file of ``Gf8`` codes (``hydron quantize --bits 16|32``, scale
+///     mode ``direction``), which a quantizer does not read: their unit
+///     vectors, a new (N, 8) float32 array.
+///
+/// Raises
+/// ------
+/// CorruptError
+///     Parameters that disagree with the data: ``offset`` is the byte offset
+///     of the field in a fory message, ``row`` the vector (both ``None``
+///     where there is no one place).
+/// FormatError, TruncatedError, OSError
+///     Not a file of lattice codes, cut short, or unreadable.
+#[pyfunction]
+pub fn load_lattice_codes(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
+    let loaded = py.detach(|| -> Result<LatticeCodes, CodecError> {
+        let mut head = Vec::with_capacity(16);
+        std::fs::File::open(&path)
+            .and_then(|f| f.take(16).read_to_end(&mut head))
+            .map_err(|e| CodecError::InFile {
+                path: path.clone(),
+                error: Box::new(CodecError::Io(e)),
+            })?;
+        #[cfg(feature = "parquet")]
+        if hydron_codec::parquet::looks_like_parquet(&head) {
+            return quant::load_parquet(&path);
+        }
+        quant::load(&path)
+    });
+    #[cfg(not(feature = "parquet"))]
+    if let Err(CodecError::InFile { error, .. }) = &loaded {
+        if matches!(
+            error.as_ref(),
+            CodecError::WrongHeader {
+                offset: 0,
+                found: b'P',
+                ..
+            }
+        ) {
+            return Err(crate::errors::feature_not_built(
+                py,
+                "hydron.load_lattice_codes (a Parquet file)",
+                "parquet",
+            ));
+        }
+    }
+    let c = loaded.map_err(|e| error(py, e))?;
+    let p = *c.params();
+    let n = usize::try_from(c.count()).expect("the codes are in memory");
+    let QuantCodes { codes, scales } = c.into_codes();
+    if p.scale() == CodesScale::Direction {
+        // Gf8 codes: their unit vectors, as hydron.load gives vectors.
+        let c = LatticeCodes::new(
+            p,
+            QuantCodes {
+                codes,
+                scales: Vec::new(),
+            },
+        )
+        .map_err(|e| error(py, e))?;
+        let vectors = c.decode_gf8().map_err(|e| error(py, e))?;
+        let flat: Vec<f32> = hydron_core::Gf8::slice_as_arrays(&vectors)
+            .as_flattened()
+            .to_vec();
+        return Ok(PyArray1::from_vec(py, flat)
+            .reshape([n, 8])?
+            .into_any()
+            .unbind());
+    }
+    let codes = PyArray1::from_vec(py, codes).reshape([n, p.code_size()])?;
+    let codes: Bound<'_, PyArray2<u8>> = codes;
+    let scales = if p.has_scales() {
+        Some(PyArray1::from_vec(py, scales))
+    } else {
+        None
+    };
+    let class = py.import("hydron._hydron")?.getattr("LatticeCodes")?;
+    let kw = pyo3::types::PyDict::new(py);
+    kw.set_item("dim", p.dim())?;
+    kw.set_item("bits", p.bits())?;
+    kw.set_item("seed", p.seed())?;
+    kw.set_item("rotate", p.rotation())?;
+    Ok(class.call((codes, scales), Some(&kw))?.unbind())
+}
