@@ -82,7 +82,7 @@ fn permutations(v: &[u8; 8], f: &mut impl FnMut(&[u8; 8])) {
         }
         for i in 0..k {
             heap(k - 1, a, f);
-            let j = if k % 2 == 0 { i } else { 0 };
+            let j = if k.is_multiple_of(2) { i } else { 0 };
             if i + 1 < k {
                 a.swap(j, k - 1);
             }
