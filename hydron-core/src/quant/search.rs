@@ -185,15 +185,21 @@ static PATTERN_BITS: [[u32; 8]; 256] = {
     out
 };
 
-/// For each set of negative coordinates (bit `i` = coordinate `i`), the
-/// sign bits to flip.
+/// The sign bits to flip, indexed by a code's 7 sign bits (bits 0–6) and
+/// its pattern's parity (bit 7): coordinate `i < 7` is negative when sign
+/// bit `i` is set, coordinate 7 when the set sign bits and the parity add
+/// up to an odd number ([`e8p`](super::e8p)'s rule, taken once here instead
+/// of a population count per block).
 static SIGN_BITS: [[u32; 8]; 256] = {
     let mut out = [[0u32; 8]; 256];
     let mut m = 0;
     while m < 256 {
+        let signs = m & 0x7F;
+        let last = ((signs as u32).count_ones() + (m >> 7) as u32) & 1;
+        let negative = signs | ((last as usize) << 7);
         let mut i = 0;
         while i < 8 {
-            if m >> i & 1 == 1 {
+            if negative >> i & 1 == 1 {
                 out[m][i] = 0x8000_0000;
             }
             i += 1;
@@ -212,12 +218,10 @@ impl BlockDecoder for E8pBlocks {
     fn parts(self, code: &[u8]) -> BlockParts {
         let code = u16::from_le_bytes([code[0], code[1]]);
         let index = usize::from((code >> 7) & 0xFF);
-        let signs = u32::from(code & 0x7F);
-        let last = (signs.count_ones() + u32::from(TABLES.parity[index])) & 1;
-        let negative = (signs | (last << 7)) as usize;
+        let signs = usize::from(code & 0x7F) | (usize::from(TABLES.parity[index]) << 7);
         BlockParts {
             bits: PATTERN_BITS[index],
-            signs: SIGN_BITS[negative],
+            signs: SIGN_BITS[signs],
             shift: if code & 0x8000 == 0 { 0.25 } else { -0.25 },
         }
     }
