@@ -589,8 +589,7 @@ impl LatticeQuantizer {
             code_size: self.code_size(),
             queries: &rotated,
             count: rotated.len() / self.padded_dim(),
-            unit_scale: (self.scale_mode() == ScaleMode::Unit)
-                .then(|| self.unit_scale() as f32),
+            unit_scale: (self.scale_mode() == ScaleMode::Unit).then(|| self.unit_scale() as f32),
             k: k.min(n),
             metric,
         };
