@@ -13,16 +13,29 @@ use libfuzzer_sys::fuzz_target;
 /// Panics unless `c` keeps the invariants its constructor promises.
 fn check(c: &LatticeCodes, what: &str) {
     let p = c.params();
-    assert!(p.dim() >= 1 && (p.bits() == 2 || p.bits() == 4), "{what}: {p:?}");
+    assert!(
+        p.dim() >= 1 && (p.bits() == 2 || p.bits() == 4),
+        "{what}: {p:?}"
+    );
     let codes = c.codes();
-    assert_eq!(codes.codes.len() as u64, c.count() * p.code_size() as u64, "{what}");
+    assert_eq!(
+        codes.codes.len() as u64,
+        c.count() * p.code_size() as u64,
+        "{what}"
+    );
     let scales = if p.has_scales() { c.count() } else { 0 };
     assert_eq!(codes.scales.len() as u64, scales, "{what}");
-    assert!(codes.scales.iter().all(|s| s.is_finite() && *s >= 0.0), "{what}");
+    assert!(
+        codes.scales.iter().all(|s| s.is_finite() && *s >= 0.0),
+        "{what}"
+    );
     if p.bits() == 4 {
         for b in codes.codes.chunks_exact(4) {
             let code = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            assert!(hydron_core::quant::shell::is_valid(code), "{what}: {code:#x}");
+            assert!(
+                hydron_core::quant::shell::is_valid(code),
+                "{what}: {code:#x}"
+            );
         }
     }
     if p.scale() == quant::CodesScale::Direction {
@@ -44,7 +57,10 @@ fuzz_target!(|data: &[u8]| {
                 .with_compression(Compression::Uncompressed),
         )
         .expect("decoded codes write as Parquet");
-        assert_eq!(quant::parquet_from_bytes(parquet).expect("and read back"), c);
+        assert_eq!(
+            quant::parquet_from_bytes(parquet).expect("and read back"),
+            c
+        );
     }
     match quant::parquet_from_bytes(data.to_vec()) {
         Ok(c) => {

@@ -40,7 +40,10 @@ fn quantize_at_16_and_32_bits_writes_the_library_codes() {
             quant::load_parquet(&out).unwrap()
         };
         let p = codes.params();
-        assert_eq!((p.dim(), p.rotation(), p.scale()), (8, false, CodesScale::Direction));
+        assert_eq!(
+            (p.dim(), p.rotation(), p.scale()),
+            (8, false, CodesScale::Direction)
+        );
         assert_eq!(codes.count(), 500);
         let expected: Vec<u8> = if bits == "16" {
             gf8_codes::encode16(&vectors)
@@ -70,7 +73,10 @@ fn quantize_reports_angles_that_shrink_with_bits() {
             .output()
             .unwrap();
         let text = String::from_utf8(report.stdout).unwrap();
-        let line = text.lines().find(|l| l.trim_start().starts_with("mean ")).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("mean "))
+            .unwrap();
         line.split_whitespace().nth(1).unwrap().parse().unwrap()
     };
     let (m8, m16, m32) = (mean("8"), mean("16"), mean("32"));
@@ -125,7 +131,9 @@ fn inspect_shows_the_parameters_of_a_codes_file() {
             .assert()
             .success()
             .stdout(predicate::str::contains("dim:        8"))
-            .stdout(predicate::str::contains("bits:       4 per coordinate (32-bit code"))
+            .stdout(predicate::str::contains(
+                "bits:       4 per coordinate (32-bit code",
+            ))
             .stdout(predicate::str::contains("rotation:   off"))
             .stdout(predicate::str::contains("scale mode: direction"))
             .stdout(predicate::str::contains("count:      40 vectors"));

@@ -1,6 +1,6 @@
 //! Stored lattice codes: the codes of a
-//! [`LatticeQuantizer`](hydron_core::quant::LatticeQuantizer) (or of
-//! [`Gf8`](hydron_core::Gf8) vectors at 16 or 32 bits) together with the
+//! [`LatticeQuantizer`] (or of
+//! [`Gf8`] vectors at 16 or 32 bits) together with the
 //! parameters that decode them.
 //!
 //! A [`LatticeCodes`] is the parameters ([`CodesParams`]: dimension, bits
@@ -74,7 +74,7 @@ pub enum CodesScale {
     /// ([`ScaleMode::Unit`]); byte 1.
     Unit,
     /// No scale is stored; each decoded codeword is normalized to a unit
-    /// vector: [`Gf8`](hydron_core::Gf8) codes (`hydron_core::gf8_codes`),
+    /// vector: [`Gf8`] codes (`hydron_core::gf8_codes`),
     /// dimension 8, no rotation; byte 2.
     Direction,
 }
@@ -237,7 +237,7 @@ impl CodesParams {
         )
     }
 
-    /// The parameters of [`Gf8`](hydron_core::Gf8) codes at `bits` per
+    /// The parameters of [`Gf8`] codes at `bits` per
     /// coordinate (2: 16-bit codes, 4: 32-bit codes): dimension 8, seed 0,
     /// no rotation, [`CodesScale::Direction`].
     ///
