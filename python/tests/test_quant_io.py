@@ -18,6 +18,8 @@ import sys
 import numpy as np
 import pytest
 
+import hydron
+
 from conftest import PYTHON_DIR, REPO, missing, require, unit_vectors
 
 pa = require("pyarrow")
@@ -199,8 +201,6 @@ def test_hydron_reads_parquet_that_pyarrow_writes(tmp_path):
 
 # hydron.save / hydron.load of LatticeCodes (the Python module).
 
-import hydron  # noqa: E402
-
 
 def quantized(dim=20, bits=2, scale="vector", n=30, rotate=None):
     q = hydron.LatticeQuantizer(dim, bits=bits, seed=5, rotate=rotate, scale=scale)
@@ -295,3 +295,28 @@ def test_gf8_codes_load_as_unit_vectors(tmp_path):
     nonzero = np.linalg.norm(v, axis=1) > 0  # (unit_vectors has a zero vector)
     cos = np.clip((u * v).sum(axis=1)[nonzero], -1, 1)
     assert np.arccos(cos).mean() < 0.1  # 32-bit codes: about 0.078 rad
+
+
+def test_hydron_load_reads_parquet_that_pyarrow_writes(tmp_path):
+    rng = np.random.default_rng(4)
+    n, size = 13, 4  # dim 16 at 2 bits
+    codes = rng.integers(0, 256, size=(n, size), dtype=np.uint8)
+    table = pa.table({"code": pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(size), n, [None, pa.py_buffer(codes.tobytes())])})
+    table = table.replace_schema_metadata({
+        "hydron.quant.dim": "16", "hydron.quant.bits": "2", "hydron.quant.seed": "4",
+        "hydron.quant.rotation": "false", "hydron.quant.scale": "unit",
+        "hydron.quant.count": str(n)})
+    path = tmp_path / "pa.parquet"
+    pq.write_table(table, path, row_group_size=5, compression="zstd")
+    c = hydron.load(path)
+    assert (c.dim, c.bits, c.seed, c.rotate, c.scale, len(c)) == (16, 2, 4, False, "unit", n)
+    assert (c.codes == codes).all() and c.scales is None
+    q = hydron.LatticeQuantizer(16, seed=4, rotate=False, scale="unit")
+    assert q.decode(c).shape == (n, 16)
+    # pyarrow's own file of vectors still loads as vectors.
+    v = unit_vectors(6)
+    vectors = pa.FixedSizeListArray.from_arrays(pa.array(v.reshape(-1)), 8)
+    pq.write_table(pa.table({"vector": vectors}), tmp_path / "v.parquet")
+    assert not hydron.is_lattice_codes(tmp_path / "v.parquet")
+    assert (hydron.load(tmp_path / "v.parquet") == v).all()
