@@ -219,7 +219,7 @@ pub fn decode32(codes: &[u32]) -> Result<Vec<Gf8>, (usize, u32)> {
 const PIECE: usize = 4096;
 
 /// The 16-bit codes of many vectors, into `out` (AVX2 where available, as
-/// [`e8p::encode_into`]).
+/// [`e8p::encode_into`]; across threads with the `parallel` feature).
 ///
 /// # Panics
 /// When `out` is not as long as `vectors`.
@@ -236,11 +236,23 @@ pub fn encode16_into(vectors: &[Gf8], out: &mut [u16]) {
         out.len(),
         "encode16_into: wrong output length"
     );
-    let mut blocks = Vec::with_capacity(PIECE.min(vectors.len()));
-    for (v, o) in vectors.chunks(PIECE).zip(out.chunks_mut(PIECE)) {
-        blocks.clear();
-        blocks.extend(v.iter().map(|&x| scaled(x)));
+    let piece = |v: &[Gf8], o: &mut [u16]| {
+        let blocks: Vec<[f32; 8]> = v.iter().map(|&x| scaled(x)).collect();
         e8p::encode_into(&blocks, o).expect("a Gf8 scaled by a finite constant is finite");
+    };
+    #[cfg(feature = "parallel")]
+    if vectors.len() >= 2 * PIECE {
+        use rayon::prelude::*;
+        crate::parallel::run(|| {
+            vectors
+                .par_chunks(PIECE)
+                .zip(out.par_chunks_mut(PIECE))
+                .for_each(|(v, o)| piece(v, o));
+        });
+        return;
+    }
+    for (v, o) in vectors.chunks(PIECE).zip(out.chunks_mut(PIECE)) {
+        piece(v, o);
     }
 }
 
@@ -429,6 +441,19 @@ mod tests {
         let sum: f32 = y.to_array().iter().map(|v| v * 28.0).sum();
         assert!((sum - 76.0).abs() < 1e-3, "{y:?}");
         assert!((x.geodesic_distance(y) - 0.285).abs() < 1e-3);
+    }
+
+    #[test]
+    fn batches_give_the_codes_of_one_vector() {
+        let xs = unit_vectors(3 * PIECE + 5, 9);
+        let c16 = encode16(&xs);
+        let c32 = encode32(&xs);
+        for (i, x) in xs.iter().enumerate().step_by(97) {
+            assert_eq!(c16[i], x.code16(), "{i}");
+            assert_eq!(c32[i], x.code32(), "{i}");
+        }
+        assert_eq!(c16[3 * PIECE + 4], xs[3 * PIECE + 4].code16());
+        assert_eq!(c32[3 * PIECE + 4], xs[3 * PIECE + 4].code32());
     }
 
     #[test]
