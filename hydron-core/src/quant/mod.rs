@@ -49,6 +49,7 @@ pub mod search;
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 mod search_avx2;
 pub mod shell;
+mod shell_arrangements;
 mod shell_tables;
 
 pub use error::QuantError;

@@ -84,9 +84,13 @@
 //! compiled for AVX2 (chosen at run time), which performs the same
 //! operations in the same order: the codes are the same on every backend.
 //!
-//! The decoder ([`decode`], [`shape`]) is table-driven: a binary search
-//! over the 415 offsets, at most 64 small integer steps for the
-//! arrangement, no allocation.
+//! The decoder ([`decode`], [`shape`]) is table-driven and allocates
+//! nothing per call: a table of the first leader of every 2^16 indices
+//! finds the leader, and a table of every leader's arrangements in rank
+//! order (502,566 entries of 4 bytes for the 109 ways the leaders repeat
+//! their values, built once on the first decode) gives the arrangement;
+//! the signs are then placed bit by bit. Encoding ranks the shape
+//! directly, with at most 64 small integer steps.
 //!
 //! ```
 //! use hydron_core::quant::shell;
@@ -103,6 +107,7 @@
 pub use super::gain::GAIN_LEVELS;
 
 use super::gain::GAIN_THRESHOLDS;
+use super::shell_arrangements::arrangements;
 use super::shell_tables::{DOUBLED_LEADERS, LEADER_COUNT};
 use crate::batch::Backend;
 use crate::{BatchError, Gf8Error};
@@ -358,41 +363,27 @@ pub fn shape(index: u32) -> Option<[i8; 8]> {
     if index >= SHAPES {
         return None;
     }
-    let l = &TABLE[leader_of(index)];
+    let k = leader_of(index);
+    let l = &TABLE[k];
     let local = index - l.offset;
-    let mut rank = local >> l.free;
+    let rank = local >> l.free;
     let mut signs = local & ((1 << l.free) - 1);
-    let mut counts = l.counts.map(u32::from);
-    let mut arrangements = l.perms;
+    let table = arrangements();
+    let arrangement = table.packed[(table.base[k] + rank) as usize];
     let mut p = [0i8; 8];
     for (i, slot) in p.iter_mut().enumerate() {
-        let remaining = 8 - i as u32;
-        let distinct = usize::from(l.distinct);
-        for (count, &value) in counts[..distinct].iter_mut().zip(&l.values) {
-            let c = *count;
-            if c == 0 {
-                continue;
-            }
-            let below = exact_div(arrangements * c, remaining);
-            if rank < below {
-                *slot = value as i8;
-                *count -= 1;
-                arrangements = below;
-                break;
-            }
-            rank -= below;
-        }
+        *slot = l.values[(arrangement >> (3 * i) & 7) as usize] as i8;
     }
+    // The free signs go, in order, to the nonzero coordinates (0–6 for
+    // an all-odd leader, whose coordinate 7 gets the parity's sign).
     let mut negatives = 0u32;
     let free_coordinates = if l.parity == 2 { 8 } else { 7 };
     for v in p.iter_mut().take(free_coordinates) {
-        if *v != 0 {
-            if signs & 1 == 1 {
-                *v = -*v;
-                negatives += 1;
-            }
-            signs >>= 1;
-        }
+        let nonzero = u32::from(*v != 0);
+        let negative = signs & nonzero;
+        *v = if negative == 1 { -*v } else { *v };
+        negatives += negative;
+        signs >>= nonzero;
     }
     if l.parity != 2 && (negatives + u32::from(l.parity)) & 1 == 1 {
         p[7] = -p[7];
@@ -430,7 +421,7 @@ pub fn shape_index(p: &[i8; 8]) -> Option<u32> {
             if c == 0 {
                 continue;
             }
-            let below = arrangements * c / remaining;
+            let below = exact_div(arrangements * c, remaining);
             if value == a {
                 *count -= 1;
                 arrangements = below;
