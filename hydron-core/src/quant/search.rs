@@ -72,6 +72,10 @@ use crate::batch::Backend;
 /// database vectors times the queries times the blocks per vector is at
 /// least this (about a millisecond of work on one core); each piece gets
 /// at least half of it.
+///
+/// ```
+/// assert!(hydron_core::quant::SEARCH_PARALLEL_MIN_WORK >= 1 << 16);
+/// ```
 #[cfg(feature = "parallel")]
 pub const SEARCH_PARALLEL_MIN_WORK: usize = 1 << 20;
 
@@ -83,6 +87,19 @@ pub(crate) const TILE_VECTORS: usize = 64;
 pub(crate) const GROUP: usize = 8;
 
 /// How distances are measured, and which are better.
+///
+/// ```
+/// use hydron_core::quant::{LatticeQuantizer, Metric};
+///
+/// let q = LatticeQuantizer::new(8, 2, 0)?;
+/// let v = [0.3f32, -0.2, 0.1, 0.4, -0.1, 0.2, 0.0, 0.3];
+/// let x = [v, v.map(|a| 3.0 * a)].concat(); // v and 3v
+/// let codes = q.encode(&x)?;
+/// // v is nearest to itself; 3v has the larger inner product with it.
+/// assert_eq!(q.search(&codes, &v, 1, Metric::L2)?.ids, [0]);
+/// assert_eq!(q.search(&codes, &v, 1, Metric::InnerProduct)?.ids, [1]);
+/// # Ok::<(), hydron_core::quant::QuantError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Metric {
@@ -124,6 +141,18 @@ impl SearchResult {
     ///
     /// # Panics
     /// When there is no such query.
+    ///
+    /// ```
+    /// use hydron_core::quant::{LatticeQuantizer, Metric};
+    ///
+    /// let q = LatticeQuantizer::new(4, 2, 0)?;
+    /// let x = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    /// let found = q.search(&q.encode(&x)?, &x[4..], 2, Metric::L2)?;
+    /// let (distances, ids) = found.row(1);
+    /// assert_eq!(ids[0], 2);
+    /// assert!(distances[0] <= distances[1]);
+    /// # Ok::<(), hydron_core::quant::QuantError>(())
+    /// ```
     #[must_use]
     pub fn row(&self, query: usize) -> (&[f32], &[usize]) {
         let range = query * self.k..(query + 1) * self.k;
