@@ -358,3 +358,21 @@ fn e8p_encoder_on_every_backend() {
         assert_eq!(avx2, scalar);
     }
 }
+
+/// The E8 shell encoder's leader scores compiled for AVX2 (a
+/// `target_feature` function called after run-time detection): only in the
+/// build with AVX2 compiled in, as above.
+#[cfg(all(feature = "simd", target_arch = "x86_64", target_feature = "avx2"))]
+#[test]
+fn shell_encoder_on_every_backend() {
+    use hydron_core::quant::shell;
+    let blocks = [
+        [3.0, -1.0, 0.0, 0.0, 2.0, -2.0, 1.0, 0.5],
+        unit(2).map(|x| x * 2.8),
+    ];
+    let mut scalar = [0u32; 2];
+    shell::encode_into_with(Backend::Scalar, &blocks, &mut scalar).unwrap();
+    let mut avx2 = [0u32; 2];
+    shell::encode_into_with(Backend::Avx2Fma, &blocks, &mut avx2).unwrap();
+    assert_eq!(avx2, scalar);
+}
