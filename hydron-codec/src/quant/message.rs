@@ -202,7 +202,18 @@ pub fn decode(input: &[u8]) -> Result<LatticeCodes, CodecError> {
         )
     })?;
     let params = CodesParams::new(dim, bits, seed, rotation, scale).map_err(|e| match e {
-        CodecError::BadCodes { detail, .. } => bad(at(16), None, detail),
+        // The field that is wrong: the dimension, the bits, or (a Gf8
+        // code of another dimension or with rotation) the scale mode.
+        CodecError::BadCodes { detail, .. } => {
+            let field = if dim == 0 {
+                16
+            } else if bits != 2 && bits != 4 {
+                21
+            } else {
+                22
+            };
+            bad(at(field), None, detail)
+        }
         e => e,
     })?;
     let size = params.code_size() as u64;
@@ -394,7 +405,7 @@ mod tests {
         // count 3, codes for 2
         check(&|b| b[64] = 3, 64, "count says 3 vectors");
         check(&|b| b[80] = 0, 80, "dimension is 0");
-        check(&|b| b[85] = 3, 80, "3 bits per coordinate");
+        check(&|b| b[85] = 3, 85, "3 bits per coordinate");
         check(&|b| b[84] = 2, 84, "rotation is 0x02");
         check(&|b| b[86] = 9, 86, "scale mode 9");
         // unit mode: no scales expected, two given
@@ -404,7 +415,7 @@ mod tests {
             "2 scales for 2 vectors in unit scale mode: expected 0",
         );
         // direction with dim 12
-        check(&|b| b[86] = 2, 80, "direction codes");
+        check(&|b| b[86] = 2, 86, "direction codes");
         // a NaN scale: row 1, at its byte offset
         let mut b = bytes.clone();
         let n = b.len();
