@@ -49,7 +49,11 @@ chooses it.
 A directory is a Parquet data set, read as one input: the .parquet files in it
 and its subdirectories (Hive `key=value/` directories too), in the byte order
 of their paths, skipping names that start with _ or . (_SUCCESS, .crc files).
-Every file must hold the same column; `inspect DIR` lists the files.";
+Every file must hold the same column; `inspect DIR` lists the files.
+
+`inspect` also reads a regular file of lattice codes (what `quantize --bits
+16|32` writes: a fory LatticeCodes message, or Parquet with hydron.quant.*
+keys) and shows its parameters; the other commands do not read them.";
 
 /// Generate, inspect, validate, convert and quantize files of Gf8 vectors
 /// (unit vectors in 8 dimensions) and their E8 root codes.
