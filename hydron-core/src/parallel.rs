@@ -156,7 +156,7 @@ pub const GEODESIC_MIN_VECTORS: usize = 16 * 1024;
 
 /// From this many rows [`batch::slerp_into`] (and [`batch::slerp`]) splits
 /// across threads. Provisional, as [`GEODESIC_MIN_VECTORS`]: slerp costs
-/// several times more per row.
+/// about three times more per row.
 ///
 /// [`batch::slerp_into`]: crate::batch::slerp_into
 /// [`batch::slerp`]: crate::batch::slerp
@@ -164,7 +164,7 @@ pub const GEODESIC_MIN_VECTORS: usize = 16 * 1024;
 /// ```
 /// assert!(hydron_core::parallel::SLERP_MIN_VECTORS >= 1024);
 /// ```
-pub const SLERP_MIN_VECTORS: usize = 4 * 1024;
+pub const SLERP_MIN_VECTORS: usize = 8 * 1024;
 
 /// The number of vectors per piece for a slice of `len` vectors, or `None`
 /// when the slice should stay on the calling thread: at least half the

@@ -231,7 +231,7 @@ def _stable_angles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def test_sphere_kernels_in_bulk_and_broadcast():
-    # Past the kernels' thread split (16,384 and 4,096 rows) and not a
+    # Past the kernels' thread split (16,384 and 8,192 rows) and not a
     # multiple of the SIMD width: the batch kernels against float64, and
     # one vector against many the same bits as that vector repeated.
     n = 40_003

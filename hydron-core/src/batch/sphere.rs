@@ -206,11 +206,14 @@ impl Backend {
 /// The semantics are those of [`Gf8::geodesic_distance`]: the stable
 /// `2·atan2(‖â − b̂‖, ‖â + b̂‖)` of the rescaled unit vectors, computed in
 /// `f64` and rounded once; π/2 between [`Gf8::ZERO`] and a unit vector, 0
-/// between two zeros, exactly 0 for equal vectors. The `atan` is a
-/// polynomial (Cephes') within 2 ulp of `f64` of libm's, so each result
-/// is within 1 ulp of `f32` of [`Gf8::geodesic_distance`] (equal but for
-/// values within about 1e-15 of an `f32` rounding boundary); every
-/// backend gives the same bits.
+/// between two zeros, exactly 0 for equal vectors. Pairs more than 0.0141
+/// rad from 0 and π take a faster form, `acos` of the cosine (which is
+/// exact enough there: within about 5e-16 / sin θ rad), with polynomial
+/// `1/sqrt` and `asin`; the others the stable form with a polynomial
+/// `atan` (both polynomials within 2 ulp of `f64` of libm's). Each result
+/// is within 1 ulp of `f32` of [`Gf8::geodesic_distance`], and equal to it
+/// but for values within about 1e-13 (relative) of an `f32` rounding
+/// boundary; every backend gives the same bits.
 ///
 /// With the `parallel` feature, from
 /// `parallel::GEODESIC_MIN_VECTORS` rows on, the rows
@@ -280,8 +283,11 @@ pub fn geodesic_distances(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>) -> Vec<f32> {
 /// for bit, equal inputs give `a`; nearly parallel inputs (perpendicular
 /// part below 1e-12) and a [`Gf8::ZERO`] input take the normalized linear
 /// interpolation; opposite inputs follow the great circle through `J·a`.
-/// Computed in `f64` and rounded once, with polynomial `atan`, `sin` and
-/// `cos` (Cephes', within 2 ulp of `f64` of libm's): each coordinate is
+/// Computed in `f64` and rounded once, with polynomial `atan`, `asin`,
+/// `sin` and `cos` (within 2 ulp of `f64` of libm's); pairs more than
+/// 0.0141 rad from 0 and π take the textbook form
+/// `(sin((1 − t)θ)·â + sin(tθ)·b̂)`, rescaled to unit length, which is
+/// well conditioned there, and the others `Gf8::slerp`'s. Each coordinate is
 /// within 1 ulp of `f32` of [`Gf8::slerp`]'s, and the result has unit
 /// norm. (Nearly opposite inputs are the exception: the direction of their
 /// short perpendicular part is the rounding of either computation divided

@@ -3,26 +3,51 @@
 //! [`batch::slerp_into`], on lanes of `f64`.
 //!
 //! [`sphere_lanes!`] expands, in a backend's module, to the lane functions
-//! (`geodesic_lanes`, `slerp_lanes`, their `atan2` and `sin_cos`) in terms
-//! of a few operations the module defines on its lane type `F` and mask
-//! type `M`: `splat`, `add`, `sub`, `mul`, `div`, `sqrt`, `neg`, the
-//! comparisons `eq`, `lt`, `le`, `gt`, `ge`, the mask operations `and`,
-//! `or`, `not`, and `select(mask, if_true, if_false)`. Each is one IEEE
-//! operation (correctly rounded, no FMA), so every backend computes the
-//! same bits: the scalar one here on `f64`, the portable one on
-//! `wide::f64x4`, the AVX2 one on `__m256d`.
+//! in terms of a few operations the module defines on its lane type `F`
+//! and mask type `M`: `splat`, `add`, `sub`, `mul`, `div`, `sqrt`, `neg`,
+//! `abs` (the sign bit cleared), the comparisons `eq`, `lt`, `le`, `gt`,
+//! `ge`, the mask operations `and`, `or`, `not`, `all` (every lane set),
+//! and `select(mask, if_true, if_false)`. Each is one IEEE operation
+//! (correctly rounded, no FMA), so every backend computes the same bits:
+//! the scalar one here on `f64`, the portable one on `wide::f64x4`, the
+//! AVX2 one on `__m256d`.
+//!
+//! # Two paths
+//!
+//! Each kernel has a fast path and a stable one, and each pair takes one
+//! of them by a test on that pair alone, so the result does not depend on
+//! the backend or on the pair's neighbours:
+//!
+//! - the fast path (`geodesic_fast_lanes`, `slerp_fast_lanes`), for unit
+//!   inputs (`|‖a‖²‖b‖² − 1| ≤ 1e-4`, which every non-zero `Gf8` meets)
+//!   whose cosine is below 0.9999 in magnitude (more than 0.0141 rad from
+//!   0 and π): the cosine from the dot products with a polynomial
+//!   `1/sqrt`, `acos` from a polynomial `asin`; one or two square roots per
+//!   pair and at most one division, which is what these kernels spend
+//!   their time on;
+//! - the stable path (`geodesic_stable_lanes`, `slerp_stable_lanes`), for
+//!   every other pair (zero vectors, nearly equal or opposite ones): the
+//!   formulas of `Gf8::geodesic_distance` and `Gf8::slerp`, with `atan2`
+//!   of `‖â − b̂‖` and `‖â + b̂‖`, and the Gram–Schmidt direction.
+//!
+//! The SIMD kernels run the fast path on four pairs at a time and hand the
+//! lanes it leaves to the scalar kernel (`redo_geodesic`, `redo_slerp`),
+//! which takes the stable path for them.
 //!
 //! # Accuracy
 //!
 //! Everything is computed in `f64` from the `f32` inputs and rounded once
 //! to `f32` at the end. `atan` (Cephes' rational approximation, with its
-//! range reduction) and `sin`/`cos` (Cephes' polynomials on `[−π/4, π/4]`,
-//! after one exact subtraction of a two-part π/2 or π) stay within 2 ulp of `f64` of
-//! libm's (`sphere_math_matches_libm` below checks it over a sweep), so
-//! the `f32` results are the correctly rounded ones except when the exact
-//! value lies within about 1e-15 (relative) of a rounding boundary, where
-//! they may be 1 ulp off: the tests check every result against the `f64`
-//! value of the per-vector method to within 1 ulp of `f32`.
+//! range reduction), `sin`/`cos` (Cephes' polynomials on `[−π/4, π/4]`,
+//! after one exact subtraction of a two-part π/2 or π) and `asin` (a
+//! degree-12 polynomial, [`ASIN_P`]) stay within 2 ulp of `f64` of libm's
+//! (`sphere_math_matches_libm` below checks them over a sweep). The stable
+//! path is within a few 1e-16 rad of the exact angle; the fast path within
+//! about 5e-16 / sin θ (at most 3e-14 rad, 3e-5 ulp of `f32`, at its
+//! 0.0141 rad edge). So the `f32` results are the correctly rounded ones
+//! but for values that close to a rounding boundary, where they may be
+//! 1 ulp off; `tests/batch_sphere.rs` checks them against the exact angle
+//! and the per-vector methods.
 //!
 //! [`batch::geodesic_distances_into`]: crate::batch::geodesic_distances_into
 //! [`batch::slerp_into`]: crate::batch::slerp_into
@@ -74,6 +99,36 @@ pub(crate) const COS_P: [f64; 6] = [
     -1.388_888_888_887_305_6e-3,
     4.166_666_666_666_659_5e-2,
 ];
+/// `1/sqrt(1 + e)` to `e⁴` (its Taylor series: the next term is below
+/// 3e-21 for `|e| ≤ 1e-4`), highest power first.
+pub(crate) const RSQRT_P: [f64; 5] = [0.273_437_5, -0.312_5, 0.375, -0.5, 1.0];
+/// The fast geodesic path takes pairs whose `‖a‖²‖b‖² − 1` is at most
+/// this (unit vectors, within `Gf8`'s tolerance; not zero vectors).
+pub(crate) const FAST_NORM_DEVIATION: f64 = 1e-4;
+/// ... and whose cosine is below this in magnitude (an angle of more than
+/// 0.0141 rad from 0 and π), where `acos` of the cosine loses nothing an
+/// `f32` result could show: the cosine's error of some 4e-16 becomes at
+/// most 3e-14 rad, 3e-5 ulp of `f32` there.
+pub(crate) const FAST_MAX_COSINE: f64 = 0.9999;
+/// `(asin(x)/x − 1)/x²` as a polynomial in `z = x²` on `[0, 1/4]`
+/// (`x ≤ 1/2`), highest power first: the Chebyshev economization of its
+/// Taylor series to degree 12 (truncation error below 1.5e-17), computed
+/// exactly with rationals; `x + x·z·P(z)` is within 1 ulp of libm's `asin`.
+pub(crate) const ASIN_P: [f64; 13] = [
+    0.028_878_362_746_452_394,
+    -0.015_032_162_599_250_314,
+    0.017_518_833_979_538_67,
+    0.005_413_184_483_715_509,
+    0.010_333_372_152_967_26,
+    0.011_477_517_005_507_167,
+    0.013_971_387_083_102_13,
+    0.017_352_380_709_839_098,
+    0.022_372_173_467_043_486,
+    0.030_381_944_125_008_75,
+    0.044_642_857_146_535_23,
+    0.074_999_999_999_983_4,
+    0.166_666_666_666_666_69,
+];
 /// Slerp treats unit inputs whose perpendicular part is shorter than this
 /// as parallel or opposite, as `Gf8::slerp` does.
 pub(crate) const PARALLEL_EPS: f64 = 1e-12;
@@ -121,6 +176,35 @@ macro_rules! sphere_lanes {
             acc
         }
 
+        /// The polynomial with `coefficients` (highest power first, at
+        /// most 16) by Estrin's scheme: pairs of terms combined with `z`,
+        /// then pairs of those with `z²`, and so on, for a short chain of
+        /// dependent operations.
+        $(#[$attr])*
+        #[inline]
+        fn estrin(z: F, coefficients: &[f64]) -> F {
+            let n = coefficients.len();
+            let mut terms = [splat(0.0); 16];
+            for i in 0..n {
+                terms[i] = splat(coefficients[n - 1 - i]);
+            }
+            let mut power = z;
+            let mut len = n;
+            while len > 1 {
+                for i in 0..len / 2 {
+                    terms[i] = add(terms[2 * i], mul(terms[2 * i + 1], power));
+                }
+                if len % 2 == 1 {
+                    terms[len / 2] = terms[len - 1];
+                }
+                len = len.div_ceil(2);
+                if len > 1 {
+                    power = mul(power, power);
+                }
+            }
+            terms[0]
+        }
+
         /// `atan2(y, x)` for `y, x ≥ 0`, not both zero: Cephes' `atan`
         /// of `y / x` with its range reduction done on `y` and `x`
         /// (`−x / y` above `tan(3π/8)`, `(y − x)/(y + x)` above 0.66).
@@ -164,10 +248,10 @@ macro_rules! sphere_lanes {
                 select(mid, sub(sub(phi, splat(FRAC_PI_2)), splat(FRAC_PI_2_LO)), phi),
             );
             let z = mul(r, r);
-            let s = add(r, mul(r, mul(z, horner(z, &SIN_P, false))));
+            let s = add(r, mul(r, mul(z, estrin(z, &SIN_P))));
             let c = add(
                 sub(splat(1.0), mul(splat(0.5), z)),
-                mul(mul(z, z), horner(z, &COS_P, false)),
+                mul(mul(z, z), estrin(z, &COS_P)),
             );
             (
                 select(top, neg(s), select(mid, c, s)),
@@ -175,14 +259,124 @@ macro_rules! sphere_lanes {
             )
         }
 
+        /// `acos(c)` for `|c| < 1`: a polynomial `asin` of `|c|` below 1/2,
+        /// of `sqrt((1 − |c|)/2)` above (`1 − |c|` is exact there), one
+        /// square root and no division. Accurate to the error of `c`
+        /// divided by `sin θ`: the fast paths use it up to
+        /// [`FAST_MAX_COSINE`].
+        $(#[$attr])*
+        #[inline]
+        fn acos_lanes(cosine: F) -> F {
+            use $crate::simd::sphere::ASIN_P;
+            use core::f64::consts::{FRAC_PI_2, PI};
+            let half = splat(0.5);
+            let magnitude = abs(cosine);
+            let small = lt(magnitude, half);
+            let rest = mul(sub(splat(1.0), magnitude), half);
+            let x = select(small, magnitude, sqrt(rest));
+            let z = select(small, mul(magnitude, magnitude), rest);
+            // asin(x), x in [0, 1/2].
+            let s = add(x, mul(x, mul(z, estrin(z, &ASIN_P))));
+            let negative = lt(cosine, splat(0.0));
+            let twice = add(s, s);
+            select(
+                small,
+                select(negative, add(splat(FRAC_PI_2), s), sub(splat(FRAC_PI_2), s)),
+                select(negative, sub(splat(PI), twice), twice),
+            )
+        }
+
+        /// The fast geodesic path: `acos` of the cosine
+        /// `a·b / sqrt(‖a‖²‖b‖²)`, with a polynomial `1/sqrt` (the norms
+        /// are 1 within 1e-4): one square root and no division. The mask
+        /// says which lanes it holds for (unit inputs, cosine below
+        /// [`FAST_MAX_COSINE`] in magnitude).
+        $(#[$attr])*
+        #[inline]
+        fn geodesic_fast_lanes(a: &[F; 8], b: &[F; 8]) -> (F, M) {
+            use $crate::simd::sphere::{FAST_MAX_COSINE, FAST_NORM_DEVIATION, RSQRT_P};
+            let deviation = sub(mul(dot8(a, a), dot8(b, b)), splat(1.0));
+            let cosine = mul(dot8(a, b), estrin(deviation, &RSQRT_P));
+            let ok = and(
+                le(abs(deviation), splat(FAST_NORM_DEVIATION)),
+                lt(abs(cosine), splat(FAST_MAX_COSINE)),
+            );
+            (acos_lanes(cosine), ok)
+        }
+
+        /// The fast slerp path: `(sin((1 − t)θ)·â + sin(tθ)·b̂)`, rescaled
+        /// to unit length, with `â`, `b̂` from a polynomial `1/sqrt` (the
+        /// norms are 1 within 1e-4), `θ` from [`acos_lanes`], `sin θ` as
+        /// `sqrt((1 − c)(1 + c))` and `sin((1 − t)θ)` as
+        /// `sin θ cos tθ − cos θ sin tθ`: two square roots and one
+        /// division. `t` at most 0 (or NaN) gives `a`, at least 1 gives `b`.
+        /// The mask says which lanes it holds for (unit inputs, cosine
+        /// below [`FAST_MAX_COSINE`] in magnitude, so no parallel, opposite
+        /// or equal inputs).
+        $(#[$attr])*
+        #[inline]
+        fn slerp_fast_lanes(a: &[F; 8], b: &[F; 8], t: F) -> ([F; 8], M) {
+            use $crate::simd::sphere::{FAST_MAX_COSINE, FAST_NORM_DEVIATION, RSQRT_P};
+            let zero = splat(0.0);
+            let one = splat(1.0);
+            let da = sub(dot8(a, a), one);
+            let db = sub(dot8(b, b), one);
+            let ia = estrin(da, &RSQRT_P);
+            let ib = estrin(db, &RSQRT_P);
+            let cosine = mul(mul(dot8(a, b), ia), ib);
+            let theta = acos_lanes(cosine);
+            let sin_theta = sqrt(mul(sub(one, cosine), add(one, cosine)));
+            let (sin_t, cos_t) = sin_cos_lanes(mul(t, theta));
+            let alpha = mul(sub(mul(sin_theta, cos_t), mul(cosine, sin_t)), ia);
+            let beta = mul(sin_t, ib);
+            let mut v = [zero; 8];
+            for k in 0..8 {
+                v[k] = add(mul(alpha, a[k]), mul(beta, b[k]));
+            }
+            let inv = div(one, sqrt(dot8(&v, &v)));
+            let t_low = not(gt(t, zero));
+            let t_high = ge(t, one);
+            let mut out = [zero; 8];
+            for k in 0..8 {
+                out[k] = select(t_low, a[k], select(t_high, b[k], mul(v[k], inv)));
+            }
+            let bound = splat(FAST_NORM_DEVIATION);
+            let ok = and(
+                and(le(abs(da), bound), le(abs(db), bound)),
+                lt(abs(cosine), splat(FAST_MAX_COSINE)),
+            );
+            (out, ok)
+        }
+
         /// The geodesic distance of `Gf8::geodesic_distance`, lane by lane:
+        /// [`geodesic_fast_lanes`] where it holds, else
+        /// [`geodesic_stable_lanes`]; each lane's result depends on that
+        /// lane only. (The SIMD kernels take the fast lanes and leave the
+        /// rest to the scalar kernel, which gives the same bits; they call
+        /// this in the unit tests only.)
+        $(#[$attr])*
+        #[inline]
+        #[allow(dead_code)]
+        fn geodesic_lanes(a: &[F; 8], b: &[F; 8]) -> F {
+            let (fast, ok) = geodesic_fast_lanes(a, b);
+            if all(ok) {
+                fast
+            } else {
+                select(ok, fast, geodesic_stable_lanes(a, b))
+            }
+        }
+
+        /// The geodesic distance of `Gf8::geodesic_distance`, lane by lane,
+        /// for any input (the path of zero vectors, and of angles near 0
+        /// and π):
         /// `2·atan2(‖a/|a| − b/|b|‖, ‖a/|a| + b/|b|‖)`, with both terms
         /// multiplied by `|a||b|` (which leaves the angle unchanged and
         /// saves two divisions); π/2 between zero and a unit vector, 0
         /// between two zeros.
         $(#[$attr])*
-        #[inline]
-        fn geodesic_lanes(a: &[F; 8], b: &[F; 8]) -> F {
+        #[inline(never)]
+        #[allow(dead_code)]
+        fn geodesic_stable_lanes(a: &[F; 8], b: &[F; 8]) -> F {
             let zero = splat(0.0);
             let na = dot8(a, a);
             let nb = dot8(b, b);
@@ -210,13 +404,35 @@ macro_rules! sphere_lanes {
             )
         }
 
-        /// `Gf8::slerp`, lane by lane, with its cases as masks: `t` NaN or
+        /// `Gf8::slerp`, lane by lane: [`slerp_fast_lanes`] where it
+        /// holds, else [`slerp_stable_lanes`]; each lane's result depends
+        /// on that lane only. (The SIMD kernels take the fast lanes and
+        /// leave the rest to the scalar kernel, which gives the same bits;
+        /// they call this in the unit tests only.)
+        $(#[$attr])*
+        #[inline]
+        #[allow(dead_code)]
+        fn slerp_lanes(a: &[F; 8], b: &[F; 8], t: F) -> [F; 8] {
+            let (fast, ok) = slerp_fast_lanes(a, b, t);
+            if all(ok) {
+                return fast;
+            }
+            let stable = slerp_stable_lanes(a, b, t);
+            let mut out = fast;
+            for k in 0..8 {
+                out[k] = select(ok, fast[k], stable[k]);
+            }
+            out
+        }
+
+        /// `Gf8::slerp`, lane by lane, for any input, with its cases as masks: `t` NaN or
         /// at most 0 gives `a`, at least 1 gives `b`, equal inputs give
         /// `a`; a zero input, or parallel inputs, the normalized linear
         /// interpolation; opposite ones the great circle through `J·a`.
         $(#[$attr])*
-        #[inline]
-        fn slerp_lanes(a: &[F; 8], b: &[F; 8], t: F) -> [F; 8] {
+        #[inline(never)]
+        #[allow(dead_code)]
+        fn slerp_stable_lanes(a: &[F; 8], b: &[F; 8], t: F) -> [F; 8] {
             use $crate::simd::sphere::PARALLEL_EPS;
             let zero = splat(0.0);
             let one = splat(1.0);
@@ -296,6 +512,7 @@ pub(crate) use sphere_lanes;
 /// others.
 mod lanes {
     type F = f64;
+    type M = bool;
 
     #[inline]
     fn splat(x: f64) -> F {
@@ -358,6 +575,14 @@ mod lanes {
         !a
     }
     #[inline]
+    fn abs(a: F) -> F {
+        a.abs()
+    }
+    #[inline]
+    fn all(mask: bool) -> bool {
+        mask
+    }
+    #[inline]
     fn select(mask: bool, if_true: F, if_false: F) -> F {
         if mask {
             if_true
@@ -402,6 +627,49 @@ pub(crate) fn geodesic_distance(a: Gf8, b: Gf8) -> f32 {
 #[must_use]
 pub(crate) fn slerp(a: Gf8, b: Gf8, t: f32) -> Gf8 {
     Gf8::new_unchecked(lanes::slerp(&widen(a), &widen(b), f64::from(t)).map(|x| x as f32))
+}
+
+/// For the SIMD kernels: the lanes of a group of four (rows `start..`)
+/// whose bit in `fast` is clear get the scalar result (the stable path,
+/// as the scalar kernel takes it there). Out of line: angles within
+/// 0.0141 rad of 0 or π, and zero vectors, only.
+#[cfg(feature = "simd")]
+#[cold]
+#[inline(never)]
+pub(crate) fn redo_geodesic(
+    a: PerRow<'_, Gf8>,
+    b: PerRow<'_, Gf8>,
+    start: usize,
+    quad: &mut [f32; 4],
+    fast: u32,
+) {
+    for (i, slot) in quad.iter_mut().enumerate() {
+        if fast & (1 << i) == 0 {
+            *slot = geodesic_distance(a.get(start + i), b.get(start + i));
+        }
+    }
+}
+
+/// For the SIMD kernels: the lanes of a group of four (rows `start..`)
+/// whose bit in `fast` is clear get the scalar result. Out of line: angles
+/// within 0.0141 rad of 0 or π, equal or opposite inputs, and zero vectors,
+/// only.
+#[cfg(feature = "simd")]
+#[cold]
+#[inline(never)]
+pub(crate) fn redo_slerp(
+    a: PerRow<'_, Gf8>,
+    b: PerRow<'_, Gf8>,
+    t: PerRow<'_, f32>,
+    start: usize,
+    quad: &mut [Gf8; 4],
+    fast: u32,
+) {
+    for (i, slot) in quad.iter_mut().enumerate() {
+        if fast & (1 << i) == 0 {
+            *slot = slerp(a.get(start + i), b.get(start + i), t.get(start + i));
+        }
+    }
 }
 
 /// The scalar geodesic kernel: row `i` of `out` from row `i` of `a` and
@@ -488,6 +756,11 @@ mod tests {
             let mut b = [[0.0f64; 8]; 4];
             for i in 0..4 {
                 a[i] = core::array::from_fn(|_| next());
+                if round % 3 != 0 {
+                    // Unit within 1e-5 (the fast geodesic path), or not.
+                    let n = a[i].iter().map(|x| x * x).sum::<f64>().sqrt();
+                    a[i] = a[i].map(|x| x / n * (1.0 + 4e-6 * next()));
+                }
                 b[i] = match (round + i) % 5 {
                     0 => a[i].map(|x| -x + 1e-9 * next()),
                     1 => a[i].map(|x| x + 1e-7 * next()),
@@ -498,7 +771,11 @@ mod tests {
                         a[i][(round % 4) * 2 + 1] = 0.0;
                         a[i].map(|x| -x)
                     }
-                    _ => core::array::from_fn(|_| next()),
+                    _ => {
+                        let v: [f64; 8] = core::array::from_fn(|_| next());
+                        let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                        v.map(|x| x / n * (1.0 + 4e-6 * next()))
+                    }
                 };
             }
             let t: [f64; 4] = core::array::from_fn(|_| 0.5 + 0.6 * next());

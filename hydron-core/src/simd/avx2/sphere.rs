@@ -10,8 +10,9 @@ use core::arch::x86_64::{
     __m128, __m256, __m256d, _mm256_add_pd, _mm256_and_pd, _mm256_blendv_pd,
     _mm256_castps128_ps256, _mm256_castps256_ps128, _mm256_castsi256_pd, _mm256_cmp_pd,
     _mm256_cvtpd_ps, _mm256_cvtps_pd, _mm256_div_pd, _mm256_extractf128_ps, _mm256_insertf128_ps,
-    _mm256_mul_pd, _mm256_or_pd, _mm256_set1_epi64x, _mm256_set1_pd, _mm256_sqrt_pd, _mm256_sub_pd,
-    _mm256_xor_pd, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+    _mm256_movemask_pd, _mm256_mul_pd, _mm256_or_pd, _mm256_set1_epi64x, _mm256_set1_pd,
+    _mm256_sqrt_pd, _mm256_sub_pd, _mm256_xor_pd, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ,
+    _CMP_LT_OQ,
 };
 
 use super::{load, transpose_4x4, Avx2Fma};
@@ -52,6 +53,7 @@ impl Avx2Fma {
 }
 
 type F = __m256d;
+type M = __m256d;
 
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -128,6 +130,17 @@ fn or(a: F, b: F) -> F {
 #[target_feature(enable = "avx2,fma")]
 fn not(a: F) -> F {
     _mm256_xor_pd(a, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)))
+}
+/// The sign bit cleared, as `f64::abs`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn abs(a: F) -> F {
+    _mm256_and_pd(a, _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX)))
+}
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn all(mask: F) -> bool {
+    _mm256_movemask_pd(mask) == 0b1111
 }
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -217,24 +230,110 @@ fn ts_at(t: PerRow<'_, f32>, start: usize) -> F {
     }
 }
 
-/// [`batch::geodesic_distances_into`](crate::batch::geodesic_distances_into).
+/// [`batch::geodesic_distances_into`](crate::batch::geodesic_distances_into):
+/// the fast lanes for each group of four pairs, one loop per form of the
+/// operands (so that a single vector's columns stay in registers), and the
+/// scalar kernel for the lanes the fast path leaves (and the tail).
 #[target_feature(enable = "avx2,fma")]
 fn geodesic_distances_avx2(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
-    let (columns_a, columns_b) = (columns(a), columns(b));
     let (quads, tail) = out.as_chunks_mut::<4>();
     let done = 4 * quads.len();
-    for (n, quad) in quads.iter_mut().enumerate() {
-        let angles = geodesic_lanes(
-            &columns_at(&columns_a, 4 * n),
-            &columns_at(&columns_b, 4 * n),
-        );
-        *quad = bytemuck::cast(_mm256_cvtpd_ps(angles));
+    match (a, b) {
+        (PerRow::Each(x), PerRow::Each(y)) => {
+            let (x, y) = (Gf8::slice_as_arrays(x), Gf8::slice_as_arrays(y));
+            for (n, quad) in quads.iter_mut().enumerate() {
+                let (cx, cy) = (rows_at(x, 4 * n), rows_at(y, 4 * n));
+                geodesic_quad(&cx, &cy, quad, a, b, 4 * n);
+            }
+        }
+        (PerRow::All(q), PerRow::Each(y)) => {
+            let cq = splat_columns(q);
+            let y = Gf8::slice_as_arrays(y);
+            for (n, quad) in quads.iter_mut().enumerate() {
+                geodesic_quad(&cq, &rows_at(y, 4 * n), quad, a, b, 4 * n);
+            }
+        }
+        (PerRow::Each(x), PerRow::All(q)) => {
+            let cq = splat_columns(q);
+            let x = Gf8::slice_as_arrays(x);
+            for (n, quad) in quads.iter_mut().enumerate() {
+                geodesic_quad(&rows_at(x, 4 * n), &cq, quad, a, b, 4 * n);
+            }
+        }
+        (PerRow::All(p), PerRow::All(q)) => {
+            let (cp, cq) = (splat_columns(p), splat_columns(q));
+            for (n, quad) in quads.iter_mut().enumerate() {
+                geodesic_quad(&cp, &cq, quad, a, b, 4 * n);
+            }
+        }
     }
     let rest = tail.len();
     sphere::geodesic_distances_from(a.rows(done, rest), b.rows(done, rest), tail);
 }
 
-/// [`batch::slerp_into`](crate::batch::slerp_into).
+/// The angles of one group of four pairs into `quad` (rows `start..`):
+/// the fast lanes, then the scalar kernel for any lane they leave.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn geodesic_quad(
+    ca: &[F; 8],
+    cb: &[F; 8],
+    quad: &mut [f32; 4],
+    a: PerRow<'_, Gf8>,
+    b: PerRow<'_, Gf8>,
+    start: usize,
+) {
+    let (angles, ok) = geodesic_fast_lanes(ca, cb);
+    *quad = bytemuck::cast(_mm256_cvtpd_ps(angles));
+    if !all(ok) {
+        sphere::redo_geodesic(a, b, start, quad, _mm256_movemask_pd(ok) as u32);
+    }
+}
+
+/// Rows `start..start + 4` of `rows` as columns.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn rows_at(rows: &[[f32; 8]], start: usize) -> [F; 8] {
+    columns_of(rows[start..start + 4].try_into().expect("4 rows"))
+}
+
+/// One vector in every lane of its columns.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn splat_columns(v: Gf8) -> [F; 8] {
+    let mut columns = [splat(0.0); 8];
+    for (column, &x) in columns.iter_mut().zip(v.as_array()) {
+        *column = splat(f64::from(x));
+    }
+    columns
+}
+
+/// Four rows as `f64` columns: loaded as they are, transposed in `f32`
+/// (coordinates `k` and `k + 4` in one register), widened.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn columns_of(rows: &[[f32; 8]; 4]) -> [F; 8] {
+    let (c04, c15, c26, c37) = transpose_4x4(&[
+        load(&rows[0]),
+        load(&rows[1]),
+        load(&rows[2]),
+        load(&rows[3]),
+    ]);
+    [
+        low(c04),
+        low(c15),
+        low(c26),
+        low(c37),
+        high(c04),
+        high(c15),
+        high(c26),
+        high(c37),
+    ]
+}
+
+/// [`batch::slerp_into`](crate::batch::slerp_into): the fast lanes for
+/// each group of four, and the scalar kernel for the lanes they leave
+/// (and the tail).
 #[target_feature(enable = "avx2,fma")]
 fn slerp_avx2(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, t: PerRow<'_, f32>, out: &mut [Gf8]) {
     let (columns_a, columns_b) = (columns(a), columns(b));
@@ -242,7 +341,7 @@ fn slerp_avx2(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, t: PerRow<'_, f32>, out: &
     let done = 4 * quads.len();
     for (n, quad) in quads.iter_mut().enumerate() {
         let start = 4 * n;
-        let c = slerp_lanes(
+        let (c, ok) = slerp_fast_lanes(
             &columns_at(&columns_a, start),
             &columns_at(&columns_b, start),
             ts_at(t, start),
@@ -259,6 +358,9 @@ fn slerp_avx2(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, t: PerRow<'_, f32>, out: &
         let (r0, r1, r2, r3) = transpose_4x4(&joined);
         for (slot, row) in quad.iter_mut().zip([r0, r1, r2, r3]) {
             *slot = Gf8::new_unchecked(bytemuck::cast(row));
+        }
+        if !all(ok) {
+            sphere::redo_slerp(a, b, t, start, quad, _mm256_movemask_pd(ok) as u32);
         }
     }
     let rest = tail.len();

@@ -11,6 +11,7 @@ use crate::simd::sphere;
 use crate::Gf8;
 
 type F = f64x4;
+type M = f64x4;
 
 #[inline]
 fn splat(x: f64) -> F {
@@ -74,6 +75,14 @@ fn not(a: F) -> F {
     !a
 }
 #[inline]
+fn abs(a: F) -> F {
+    a.abs()
+}
+#[inline]
+fn all(mask: F) -> bool {
+    mask.all()
+}
+#[inline]
 fn select(mask: F, if_true: F, if_false: F) -> F {
     mask.select(if_true, if_false)
 }
@@ -123,17 +132,62 @@ fn ts_at(t: PerRow<'_, f32>, start: usize) -> F {
 }
 
 /// [`batch::geodesic_distances_into`](crate::batch::geodesic_distances_into);
-/// the operands have `out.len()` rows.
+/// the operands have `out.len()` rows. The fast lanes for each group of
+/// four pairs, one loop per form of the operands, and the scalar kernel
+/// for the lanes the fast path leaves (and the tail).
 pub(crate) fn geodesic_distances_into(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
-    let (columns_a, columns_b) = (Columns::new(a), Columns::new(b));
     let (quads, tail) = out.as_chunks_mut::<4>();
     let done = 4 * quads.len();
-    for (n, quad) in quads.iter_mut().enumerate() {
-        let angles = geodesic_lanes(&columns_a.at(4 * n), &columns_b.at(4 * n));
+    let quad = |ca: &[F; 8], cb: &[F; 8], quad: &mut [f32; 4], start: usize| {
+        let (angles, ok) = geodesic_fast_lanes(ca, cb);
         *quad = angles.to_array().map(|x| x as f32);
+        if !all(ok) {
+            sphere::redo_geodesic(a, b, start, quad, ok.to_bitmask());
+        }
+    };
+    match (a, b) {
+        (PerRow::Each(x), PerRow::Each(y)) => {
+            let (x, y) = (Gf8::slice_as_arrays(x), Gf8::slice_as_arrays(y));
+            for (n, out) in quads.iter_mut().enumerate() {
+                quad(&rows_at(x, 4 * n), &rows_at(y, 4 * n), out, 4 * n);
+            }
+        }
+        (PerRow::All(q), PerRow::Each(y)) => {
+            let cq = splat_columns(q);
+            let y = Gf8::slice_as_arrays(y);
+            for (n, out) in quads.iter_mut().enumerate() {
+                quad(&cq, &rows_at(y, 4 * n), out, 4 * n);
+            }
+        }
+        (PerRow::Each(x), PerRow::All(q)) => {
+            let cq = splat_columns(q);
+            let x = Gf8::slice_as_arrays(x);
+            for (n, out) in quads.iter_mut().enumerate() {
+                quad(&rows_at(x, 4 * n), &cq, out, 4 * n);
+            }
+        }
+        (PerRow::All(p), PerRow::All(q)) => {
+            let (cp, cq) = (splat_columns(p), splat_columns(q));
+            for (n, out) in quads.iter_mut().enumerate() {
+                quad(&cp, &cq, out, 4 * n);
+            }
+        }
     }
     let rest = tail.len();
     sphere::geodesic_distances_from(a.rows(done, rest), b.rows(done, rest), tail);
+}
+
+/// Rows `start..start + 4` of `rows` as `f64` columns.
+#[inline]
+fn rows_at(rows: &[[f32; 8]], start: usize) -> [F; 8] {
+    let rows: &[[f32; 8]; 4] = rows[start..start + 4].try_into().expect("4 rows");
+    core::array::from_fn(|k| F::new(rows.map(|row| f64::from(row[k]))))
+}
+
+/// One vector in every lane of its columns.
+#[inline]
+fn splat_columns(v: Gf8) -> [F; 8] {
+    v.to_array().map(|x| splat(f64::from(x)))
 }
 
 /// [`batch::slerp_into`](crate::batch::slerp_into); the operands have
@@ -149,10 +203,14 @@ pub(crate) fn slerp_into(
     let done = 4 * quads.len();
     for (n, quad) in quads.iter_mut().enumerate() {
         let start = 4 * n;
-        let columns = slerp_lanes(&columns_a.at(start), &columns_b.at(start), ts_at(t, start))
-            .map(|c| c.to_array());
+        let (columns, ok) =
+            slerp_fast_lanes(&columns_a.at(start), &columns_b.at(start), ts_at(t, start));
+        let columns = columns.map(|c| c.to_array());
         for (i, slot) in quad.iter_mut().enumerate() {
             *slot = Gf8::new_unchecked(core::array::from_fn(|k| columns[k][i] as f32));
+        }
+        if !all(ok) {
+            sphere::redo_slerp(a, b, t, start, quad, ok.to_bitmask());
         }
     }
     let rest = tail.len();
