@@ -301,6 +301,13 @@ impl SaveTarget {
         Ok((save, file))
     }
 
+    /// Whether the data goes to a temporary file (a regular file, renamed
+    /// over the target when committed), not to a FIFO or a device.
+    #[cfg_attr(not(feature = "fory-messages"), allow(dead_code))]
+    pub(crate) fn is_temporary(&self) -> bool {
+        self.temp.is_some()
+    }
+
     /// `error`, as an error about this target's path.
     pub(crate) fn in_file(&self, error: CodecError) -> CodecError {
         in_file(&self.target, error)

@@ -238,14 +238,17 @@ impl<W: Write> Encoder<W> {
     /// vector is [`CodecError::InvalidVector`], its index counted from
     /// `arrays[0]`, after the chunks before it have been written.
     ///
-    /// With the `parallel` feature (on a little-endian target), full
-    /// chunks are written in a pipeline: while this chunk is written, the
-    /// next is checked and checksummed on another thread of the pool, so
-    /// the write does not wait for either.
+    /// With `pipeline` and the `parallel` feature (on a little-endian
+    /// target), whole chunks are written in a pipeline: while this chunk is
+    /// written (on the calling thread), the next is checked and checksummed
+    /// on a thread of the pool, so the write does not wait for either. Only
+    /// for a writer that cannot block for ever (a regular file, not a FIFO
+    /// whose reader may need the pool).
     pub(crate) fn write_arrays(
         &mut self,
         arrays: &[[f32; 8]],
         check: bool,
+        pipeline: bool,
     ) -> Result<(), CodecError>
     where
         W: Send,
@@ -259,7 +262,18 @@ impl<W: Write> Encoder<W> {
             self.write(checked(0, start)?).map_err(CodecError::Io)?;
         }
         let whole = start + (arrays.len() - start) / self.chunk_vectors * self.chunk_vectors;
-        self.write_whole(&arrays[start..whole], start as u64, check)?;
+        let arrays_whole = &arrays[start..whole];
+        #[cfg(all(feature = "parallel", target_endian = "little"))]
+        if pipeline {
+            self.write_pipelined(arrays_whole, start as u64, check)?;
+        } else {
+            self.write_whole(arrays_whole, start as u64, check)?;
+        }
+        #[cfg(not(all(feature = "parallel", target_endian = "little")))]
+        {
+            let _ = pipeline;
+            self.write_whole(arrays_whole, start as u64, check)?;
+        }
         self.write(checked(whole, arrays.len())?)
             .map_err(CodecError::Io)?;
         Ok(())
@@ -267,11 +281,12 @@ impl<W: Write> Encoder<W> {
 
     /// Writes `arrays`, a whole number of chunks (the pending chunk is
     /// empty), checked if `check`; error indexes are offset by `base`.
-    #[cfg(not(all(feature = "parallel", target_endian = "little")))]
-    fn write_whole(&mut self, arrays: &[[f32; 8]], base: u64, check: bool) -> Result<(), CodecError>
-    where
-        W: Send,
-    {
+    fn write_whole(
+        &mut self,
+        arrays: &[[f32; 8]],
+        base: u64,
+        check: bool,
+    ) -> Result<(), CodecError> {
         debug_assert!(arrays.is_empty() || self.pending.is_empty());
         let mut at = base;
         for chunk in arrays.chunks(self.chunk_vectors) {
@@ -282,13 +297,17 @@ impl<W: Write> Encoder<W> {
         Ok(())
     }
 
-    /// Writes `arrays`, a whole number of chunks (the pending chunk is
-    /// empty), checked if `check`; error indexes are offset by `base`. The
-    /// chunks go through a pipeline on rayon's pool: chunk k is written on
-    /// one thread while chunk k + 1 is checked and checksummed on another.
-    /// The bytes, and the first error, are those of writing them in order.
+    /// [`write_whole`](Self::write_whole) through a pipeline: chunk k is
+    /// written on the calling thread while chunk k + 1 is checked and
+    /// checksummed on a thread of rayon's pool. The bytes, and the first
+    /// error, are those of writing the chunks in order.
     #[cfg(all(feature = "parallel", target_endian = "little"))]
-    fn write_whole(&mut self, arrays: &[[f32; 8]], base: u64, check: bool) -> Result<(), CodecError>
+    fn write_pipelined(
+        &mut self,
+        arrays: &[[f32; 8]],
+        base: u64,
+        check: bool,
+    ) -> Result<(), CodecError>
     where
         W: Send,
     {
@@ -303,16 +322,23 @@ impl<W: Write> Encoder<W> {
             let vectors = check_arrays(chunk, base + k as u64 * size, check)?;
             Ok::<_, CodecError>(Prepared::new(first_index + k as u64, vectors))
         };
+        // In a forked child, on the child's own pool (rayon's global pool
+        // has no threads there); elsewhere on this thread, spawning on the
+        // pool.
         hydron_core::parallel::run(|| {
             let mut ready = prepare(0, first)?;
             for (k, chunk) in chunks.iter().enumerate() {
                 // Checked and checksummed: the same vectors as `chunk`.
                 let vectors = Gf8::slice_from_arrays_unchecked(chunk);
+                let mut next = None;
                 let writer = &mut self.writer;
-                let (written, next) = rayon::join(
-                    || ready.write(vectors, |b| writer.write_all(b)),
-                    || chunks.get(k + 1).map(|next| prepare(k + 1, next)),
-                );
+                let written = rayon::in_place_scope(|scope| {
+                    if let Some(following) = chunks.get(k + 1) {
+                        let (next, prepare) = (&mut next, &prepare);
+                        scope.spawn(move |_| *next = Some(prepare(k + 1, following)));
+                    }
+                    ready.write(vectors, |b| writer.write_all(b))
+                });
                 written.map_err(CodecError::Io)?;
                 self.chunks += 1;
                 self.vectors += chunk.len() as u64;
@@ -861,34 +887,39 @@ mod tests {
 
     #[test]
     fn checked_arrays_write_the_same_bytes_and_name_the_first_bad_vector() {
-        let v: Vec<Gf8> = (0..1000)
-            .map(|i| hydron_core::E8_ROOTS[i % 240])
-            .collect();
+        let v: Vec<Gf8> = (0..1000).map(|i| hydron_core::E8_ROOTS[i % 240]).collect();
         let arrays = Gf8::slice_as_arrays(&v);
         let options = FileOptions::new().with_chunk_vectors(64);
         let mut e = Encoder::new(Vec::new(), options).unwrap();
         e.write(&v).unwrap();
         let expected = e.finish().unwrap();
         for cuts in [&[][..], &[10], &[64], &[100, 101, 500], &[1, 2, 3, 999]] {
-            for check in [true, false] {
+            for (check, pipeline) in [(true, true), (true, false), (false, true), (false, false)] {
                 let mut e = Encoder::new(Vec::new(), options).unwrap();
                 let mut from = 0;
                 for &to in cuts.iter().chain([&1000]) {
-                    e.write_arrays(&arrays[from..to], check).unwrap();
+                    e.write_arrays(&arrays[from..to], check, pipeline).unwrap();
                     from = to;
                 }
-                assert!(e.finish().unwrap() == expected, "{cuts:?}, {check}");
+                assert!(
+                    e.finish().unwrap() == expected,
+                    "{cuts:?}, {check}, {pipeline}"
+                );
             }
         }
         // A bad vector anywhere: its index from the start of the call, the
         // chunks before it written, none after it.
-        for bad in [0, 5, 63, 64, 300, 999] {
+        let cases = [0, 5, 63, 64, 300, 999].map(|b| [(b, true), (b, false)]);
+        for (bad, pipeline) in cases.into_iter().flatten() {
             let mut raw = arrays.to_vec();
             raw[bad][2] = f32::NAN;
             let mut e = Encoder::new(Vec::new(), options).unwrap();
-            let (err, index) = match e.write_arrays(&raw[..37], true) {
+            let (err, index) = match e.write_arrays(&raw[..37], true, pipeline) {
                 Err(err) => (err, bad),
-                Ok(()) => (e.write_arrays(&raw[37..], true).unwrap_err(), bad - 37),
+                Ok(()) => (
+                    e.write_arrays(&raw[37..], true, pipeline).unwrap_err(),
+                    bad - 37,
+                ),
             };
             assert_eq!(
                 err.to_string(),
@@ -900,7 +931,7 @@ mod tests {
             assert!(raw[bad][2].is_nan());
             // Not checked: written as it is, NaN and all.
             let mut e = Encoder::new(Vec::new(), options).unwrap();
-            e.write_arrays(&raw, false).unwrap();
+            e.write_arrays(&raw, false, pipeline).unwrap();
             let bytes = e.finish().unwrap();
             let mut d = Decoder::new(&bytes[..], Policy::Trusted, None).unwrap();
             let mut out = Vec::new();

@@ -125,18 +125,25 @@ impl<W: Write> Encoder<W> {
     }
 
     /// [`write`](Self::write) of `arrays`, each checked as [`Gf8::check`]
-    /// does when `check`; whole chunks of the binary form are written in a
-    /// pipeline (see the binary encoder's `write_arrays`).
-    fn write_arrays(&mut self, arrays: &[[f32; 8]], check: bool) -> Result<(), CodecError>
+    /// does when `check`; with `pipeline`, whole chunks of the binary form
+    /// are written in a pipeline (see the binary encoder's `write_arrays`).
+    fn write_arrays(
+        &mut self,
+        arrays: &[[f32; 8]],
+        check: bool,
+        pipeline: bool,
+    ) -> Result<(), CodecError>
     where
         W: Send,
     {
         if self.failed {
             return Err(spent());
         }
+        #[cfg(not(feature = "fory-messages"))]
+        let _ = pipeline; // only the binary form has a pipeline
         let result = match &mut self.inner {
             #[cfg(feature = "fory-messages")]
-            Inner::Binary(e) => e.write_arrays(arrays, check),
+            Inner::Binary(e) => e.write_arrays(arrays, check, pipeline),
             #[cfg(feature = "json")]
             Inner::Text(e) => {
                 let vectors = if check {
@@ -346,8 +353,9 @@ impl FileWriter {
     /// [`Strict`](crate::Policy::Strict) policy) just before its chunk is
     /// checksummed and written, so that a large batch is read from memory
     /// once, not once to check it and again to write it. With the
-    /// `parallel` feature, whole chunks go through a pipeline: one is
-    /// written while the next is checked and checksummed on another thread.
+    /// `parallel` feature, whole chunks for a regular file go through a
+    /// pipeline: one is written (on this thread) while the next is checked
+    /// and checksummed on a thread of the pool.
     ///
     /// A bad vector is [`CodecError::InvalidVector`], its index counted
     /// from `arrays[0]`, and the writer is spent: nothing is saved and the
@@ -387,7 +395,10 @@ impl FileWriter {
         let Some(encoder) = self.encoder.as_mut() else {
             return Err(self.target.in_file(spent()));
         };
-        let result = encoder.write_arrays(arrays, check);
+        // A FIFO or a device may block until its reader reads, and that
+        // reader may need the pool: no pipeline there.
+        let pipeline = self.target.is_temporary();
+        let result = encoder.write_arrays(arrays, check, pipeline);
         if let Err(e) = result {
             self.encoder = None;
             return Err(self.target.in_file(e));
