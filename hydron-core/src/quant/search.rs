@@ -247,11 +247,13 @@ impl BlockDecoder for E8pBlocks {
     fn parts(self, code: &[u8]) -> BlockParts {
         let code = u16::from_le_bytes([code[0], code[1]]);
         let index = usize::from((code >> 7) & 0xFF);
-        let signs = usize::from(code & 0x7F) | (usize::from(TABLES.parity[index]) << 7);
+        let signs = usize::from(code & 0x7F) | (usize::from(TABLES.parity[index] & 1) << 7);
         BlockParts {
             bits: PATTERN_BITS[index],
             signs: SIGN_BITS[signs],
-            shift: if code & 0x8000 == 0 { 0.25 } else { -0.25 },
+            // ±¼ from the shift bit without a branch (it is random data):
+            // the bits of 0.25 with the sign bit of the code's bit 15.
+            shift: f32::from_bits(0x3E80_0000 | (u32::from(code & 0x8000) << 16)),
         }
     }
 }
