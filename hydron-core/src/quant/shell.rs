@@ -221,10 +221,15 @@ static TABLE: [Leader; LEADER_COUNT] = {
     out
 };
 
+/// [`LEADERS`] rounded up to a multiple of 4, for the encoder's lanes.
+const PADDED: usize = LEADER_COUNT.next_multiple_of(4);
+
 /// The leaders' values as `f64`, coordinate-major, for the encoder's dot
-/// products (`SCORE[j][k]` is coordinate `j` of leader `k`).
-static SCORE: [[f64; LEADER_COUNT]; 8] = {
-    let mut out = [[0.0; LEADER_COUNT]; 8];
+/// products (`SCORE[j][k]` is coordinate `j` of leader `k`); the padding
+/// leader is all zeros, scores 0 and comes last, so it never wins (every
+/// real leader scores at least 0 and has a lower number).
+static SCORE: [[f64; PADDED]; 8] = {
+    let mut out = [[0.0; PADDED]; 8];
     let mut k = 0;
     while k < LEADER_COUNT {
         let mut j = 0;
@@ -410,10 +415,23 @@ pub fn shape_index(p: &[i8; 8]) -> Option<u32> {
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     let k = DOUBLED_LEADERS.binary_search(&sorted).ok()?;
     let l = &TABLE[k];
+    if l.parity != 2 {
+        let negatives = p.iter().filter(|&&v| v < 0).count() as u32;
+        if (negatives + u32::from(l.parity)) & 1 == 1 {
+            return None;
+        }
+    }
+    Some(rank_in(k, p))
+}
+
+/// The shape index of `p`, a point of the shell with leader `k`.
+#[inline]
+fn rank_in(k: usize, p: &[i8; 8]) -> u32 {
+    let l = &TABLE[k];
     let mut counts = l.counts;
     let mut arrangements = l.perms;
     let mut rank = 0u32;
-    for (i, &a) in abs.iter().enumerate() {
+    for (i, a) in p.iter().map(|v| v.unsigned_abs()).enumerate() {
         let remaining = 8 - i as u32;
         let distinct = usize::from(l.distinct);
         for (count, &value) in counts[..distinct].iter_mut().zip(&l.values) {
@@ -439,13 +457,7 @@ pub fn shape_index(p: &[i8; 8]) -> Option<u32> {
             bit += 1;
         }
     }
-    if l.parity != 2 {
-        let negatives = p.iter().filter(|&&v| v < 0).count() as u32;
-        if (negatives + u32::from(l.parity)) & 1 == 1 {
-            return None;
-        }
-    }
-    Some(l.offset + (rank << l.free) + signs)
+    l.offset + (rank << l.free) + signs
 }
 
 /// The block of `code`: `GAIN_LEVELS[g] · p / 28` (see the
@@ -495,11 +507,11 @@ pub fn decode_into(codes: &[u32], out: &mut [[f32; 8]]) {
     }
 }
 
-/// The shape of the shell nearest in direction to `x` (maximizing
+/// The leader and the shape of the shell nearest in direction to `x` (maximizing
 /// `⟨x, p⟩`) and `t = ⟨x, p⟩ / 28`, the length of `x` along it. `x` must
 /// be finite.
 #[must_use]
-pub(crate) fn best_shape(x: &[f32; 8], backend: Backend) -> ([i8; 8], f64) {
+pub(crate) fn best_shape(x: &[f32; 8], backend: Backend) -> (usize, [i8; 8], f64) {
     let mut order = [0usize, 1, 2, 3, 4, 5, 6, 7];
     let mut a = [0.0f64; 8];
     for (v, &xi) in a.iter_mut().zip(x) {
@@ -510,31 +522,20 @@ pub(crate) fn best_shape(x: &[f32; 8], backend: Backend) -> ([i8; 8], f64) {
     let sorted: [f64; 8] = order.map(|i| a[i]);
     let negatives = x.iter().filter(|&&v| v < 0.0).count() as u32;
 
-    let mut scores = [0.0f64; LEADER_COUNT];
     let wrong = &WRONG_PARITY[(negatives & 1) as usize];
-    if backend == Backend::Avx2Fma && avx2_available() {
-        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    let (best, best_score) = if backend == Backend::Avx2Fma && avx2_available() {
         // SAFETY: the CPU has AVX2 (`avx2_available`, detected at run time),
-        // the only requirement of `scores_avx2`.
-        unsafe {
-            scores_avx2(&sorted, wrong, &mut scores);
-        }
+        // the only requirement of `best_leader_avx2`.
+        unsafe { best_leader_avx2(&sorted, wrong) }
     } else {
-        scores_into(&sorted, wrong, &mut scores);
-    }
-    // The first leader of the highest score (the maximum of exact values
-    // does not depend on the order it is taken in).
-    let mut lanes = [f64::NEG_INFINITY; 4];
-    for chunk in scores.chunks(4) {
-        for (m, &v) in lanes.iter_mut().zip(chunk) {
-            *m = if v > *m { v } else { *m };
-        }
-    }
-    let best_score = lanes.into_iter().fold(f64::NEG_INFINITY, f64::max);
-    let best = scores
-        .iter()
-        .position(|&v| v == best_score)
-        .expect("the maximum is one of the scores");
+        best_leader(&sorted, wrong)
+    };
+    #[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
+    let (best, best_score) = {
+        let _ = backend;
+        best_leader(&sorted, wrong)
+    };
 
     let l = &TABLE[best];
     let mut p = [0i8; 8];
@@ -545,14 +546,14 @@ pub(crate) fn best_shape(x: &[f32; 8], backend: Backend) -> ([i8; 8], f64) {
     if l.parity != 2 && (negatives + u32::from(l.parity)) & 1 == 1 {
         p[order[7]] = -p[order[7]];
     }
-    (p, best_score / f64::from(DOUBLED_NORM))
+    (best, p, best_score / f64::from(DOUBLED_NORM))
 }
 
 /// For the parity `n` of the number of negative coordinates of a block,
 /// `WRONG_PARITY[n][k]` is 1 when leader `k` is all-odd and needs the other
 /// parity (one sign must flip), else 0.
-static WRONG_PARITY: [[f64; LEADER_COUNT]; 2] = {
-    let mut out = [[0.0; LEADER_COUNT]; 2];
+static WRONG_PARITY: [[f64; PADDED]; 2] = {
+    let mut out = [[0.0; PADDED]; 2];
     let mut k = 0;
     while k < LEADER_COUNT {
         let parity = TABLE[k].parity;
@@ -564,56 +565,63 @@ static WRONG_PARITY: [[f64; LEADER_COUNT]; 2] = {
     out
 };
 
-/// Every leader's best score `⟨|x| sorted, L⟩ − [wrong parity] · 2 · |x|₇ L₇`
-/// (`sorted` is `|x|` non-increasing): the same operations in the same
-/// order for every leader, so the backends agree bit for bit (Rust does not
-/// fuse multiplies and adds).
+/// The first leader of the highest best score `⟨|x| sorted, L⟩ −
+/// [wrong parity] · 2 · |x|₇ L₇` (`sorted` is `|x|` non-increasing), and
+/// that score. Four interleaved lanes keep their first maximum, then the
+/// lowest-numbered of the lanes' maxima wins. The same operations run in
+/// the same order on every backend, so they agree bit for bit (Rust does
+/// not fuse multiplies and adds).
 #[inline(always)]
-fn scores_body(sorted: &[f64; 8], wrong: &[f64; LEADER_COUNT], out: &mut [f64; LEADER_COUNT]) {
+fn best_leader_body(sorted: &[f64; 8], wrong: &[f64; PADDED]) -> (usize, f64) {
     let fix = 2.0 * sorted[7];
-    for k in 0..LEADER_COUNT {
-        let mut s = sorted[0] * SCORE[0][k];
-        s += sorted[1] * SCORE[1][k];
-        s += sorted[2] * SCORE[2][k];
-        s += sorted[3] * SCORE[3][k];
-        s += sorted[4] * SCORE[4][k];
-        s += sorted[5] * SCORE[5][k];
-        s += sorted[6] * SCORE[6][k];
-        s += sorted[7] * SCORE[7][k];
-        out[k] = s - fix * SCORE[7][k] * wrong[k];
+    let mut lanes = [f64::NEG_INFINITY; 4];
+    let mut at = [0.0f64; 4];
+    for c in 0..PADDED / 4 {
+        for lane in 0..4 {
+            let k = 4 * c + lane;
+            let mut s = sorted[0] * SCORE[0][k];
+            s += sorted[1] * SCORE[1][k];
+            s += sorted[2] * SCORE[2][k];
+            s += sorted[3] * SCORE[3][k];
+            s += sorted[4] * SCORE[4][k];
+            s += sorted[5] * SCORE[5][k];
+            s += sorted[6] * SCORE[6][k];
+            s += sorted[7] * SCORE[7][k];
+            let v = s - fix * SCORE[7][k] * wrong[k];
+            let better = v > lanes[lane];
+            lanes[lane] = if better { v } else { lanes[lane] };
+            at[lane] = if better { k as f64 } else { at[lane] };
+        }
     }
+    let (mut best, mut best_score) = (at[0], lanes[0]);
+    for (&k, &v) in at.iter().zip(&lanes).skip(1) {
+        if v > best_score || (v == best_score && k < best) {
+            (best, best_score) = (k, v);
+        }
+    }
+    (best as usize, best_score)
 }
 
-/// [`scores_body`] for any x86-64 (SSE2) or other target.
-fn scores_into(sorted: &[f64; 8], wrong: &[f64; LEADER_COUNT], out: &mut [f64; LEADER_COUNT]) {
-    scores_body(sorted, wrong, out);
+/// [`best_leader_body`] for any x86-64 (SSE2) or other target.
+fn best_leader(sorted: &[f64; 8], wrong: &[f64; PADDED]) -> (usize, f64) {
+    best_leader_body(sorted, wrong)
 }
 
-/// [`scores_body`] compiled for AVX2 (four leaders per instruction).
+/// [`best_leader_body`] compiled for AVX2 (four leaders per instruction).
 ///
 /// # Safety
 /// The CPU must have AVX2.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 #[target_feature(enable = "avx2")]
-unsafe fn scores_avx2(
-    sorted: &[f64; 8],
-    wrong: &[f64; LEADER_COUNT],
-    out: &mut [f64; LEADER_COUNT],
-) {
-    scores_body(sorted, wrong, out);
+unsafe fn best_leader_avx2(sorted: &[f64; 8], wrong: &[f64; PADDED]) -> (usize, f64) {
+    best_leader_body(sorted, wrong)
 }
 
-/// Whether this build has the AVX2 scorer and this CPU can run it.
+/// Whether this CPU can run the AVX2 scorer (in a build that has it).
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
 #[inline]
 fn avx2_available() -> bool {
-    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-    {
-        std::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
-    {
-        false
-    }
+    std::is_x86_feature_detected!("avx2")
 }
 
 /// The index of the gain level nearest `t` (the lower on a tie).
@@ -632,8 +640,8 @@ pub(crate) fn encode_finite(x: &[f32; 8]) -> u32 {
 /// The code of a finite block on `backend`.
 #[must_use]
 fn encode_finite_with(x: &[f32; 8], backend: Backend) -> u32 {
-    let (p, t) = best_shape(x, backend);
-    let index = shape_index(&p).expect("best_shape returns shell points");
+    let (k, p, t) = best_shape(x, backend);
+    let index = rank_in(k, &p);
     (gain_index(t) << SHAPE_BITS) | index
 }
 
@@ -741,6 +749,6 @@ pub fn encode_into_with(
 /// ```
 pub fn encode_shape(x: &[f32; 8]) -> Result<u32, Gf8Error> {
     crate::gf8::check_finite(x)?;
-    let (p, _) = best_shape(x, Backend::Avx2Fma);
-    Ok(shape_index(&p).expect("best_shape returns shell points"))
+    let (k, p, _) = best_shape(x, Backend::Avx2Fma);
+    Ok(rank_in(k, &p))
 }
