@@ -70,14 +70,18 @@ use crate::batch::Backend;
 
 /// With the `parallel` feature, a search splits across threads when the
 /// database vectors times the queries times the blocks per vector is at
-/// least this (about a millisecond of work on one core); each piece gets
-/// at least half of it.
+/// least this; each piece gets at least half of it. On one core of the
+/// 2-core test host (AVX2, 2 bits) a block-query took about 0.55 ns in
+/// batches of 8 or more queries and 1.8 ns for a single query (the ignored
+/// `timing` test of `tests/quant_search.rs`, CPU time on a busy machine),
+/// so this is 0.15 to 0.5 ms of work, in line with the batch kernels'
+/// thresholds (the `parallel` module); not tuned by a crossover benchmark.
 ///
 /// ```
 /// assert!(hydron_core::quant::SEARCH_PARALLEL_MIN_WORK >= 1 << 16);
 /// ```
 #[cfg(feature = "parallel")]
-pub const SEARCH_PARALLEL_MIN_WORK: usize = 1 << 20;
+pub const SEARCH_PARALLEL_MIN_WORK: usize = 1 << 18;
 
 /// Database vectors per tile: the kernels run every query group over a
 /// tile before the next, so the tile's codes stay in the L1 cache.
