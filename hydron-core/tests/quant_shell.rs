@@ -288,10 +288,10 @@ fn shape_encoder_matches_brute_force() {
 
 /// The shape maximizing `⟨x, p⟩` over every one of the 254,864,880
 /// points, for 16 blocks, and every index unranked and ranked back.
-/// Minutes in a release build: `cargo test --release -p hydron-core --test
-/// quant_shell whole_shell -- --ignored`.
+/// One to two minutes in a release build: `cargo test --release -p
+/// hydron-core --test quant_shell whole_shell -- --ignored`.
 #[test]
-#[ignore = "minutes: every point of the shell"]
+#[ignore = "a minute or two: every point of the shell"]
 fn whole_shell_brute_force() {
     let blocks = test_blocks(16, 0x5EED_0003);
     let mut best = vec![f64::NEG_INFINITY; blocks.len()];
