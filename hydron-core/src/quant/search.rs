@@ -190,7 +190,8 @@ pub(crate) trait BlockDecoder: Copy + Send + Sync {
 /// A block's codeword as the kernels take it ([`BlockDecoder`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BlockParts {
-    /// `f32` bits of the magnitudes (or of the whole codeword).
+    /// `f32` bits of the magnitudes, some of them possibly negated already
+    /// (or of the whole codeword).
     pub(crate) bits: [u32; 8],
     /// Sign bits to flip (`0x8000_0000` per negative lane; all 0 for an
     /// arm that gives the whole codeword in `bits`).
@@ -203,7 +204,13 @@ pub(crate) struct BlockParts {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct E8pBlocks;
 
-/// `f32` bits of each pattern's coordinates (`a_i`, positive).
+/// `f32` bits of each pattern's coordinates (`a_i`, positive), with
+/// coordinate 7 negated when the pattern's parity (`Σ a_i mod 2`) is odd.
+///
+/// With [`SIGN_BITS`] this is [`e8p`](super::e8p)'s sign rule without a
+/// population count or a parity lookup per block: coordinate 7 is negative
+/// when the set sign bits and the parity add up to an odd number, that is
+/// when exactly one of the two tables flips it.
 static PATTERN_BITS: [[u32; 8]; 256] = {
     let mut out = [[0u32; 8]; 256];
     let mut p = 0;
@@ -213,29 +220,30 @@ static PATTERN_BITS: [[u32; 8]; 256] = {
             out[p][i] = (TABLES.doubled[p][i] as f32 * 0.5).to_bits();
             i += 1;
         }
+        if TABLES.parity[p] == 1 {
+            out[p][7] ^= 0x8000_0000;
+        }
         p += 1;
     }
     out
 };
 
-/// The sign bits to flip, indexed by a code's 7 sign bits (bits 0–6) and
-/// its pattern's parity (bit 7): coordinate `i < 7` is negative when sign
-/// bit `i` is set, coordinate 7 when the set sign bits and the parity add
-/// up to an odd number ([`e8p`](super::e8p)'s rule, taken once here instead
-/// of a population count per block).
-static SIGN_BITS: [[u32; 8]; 256] = {
-    let mut out = [[0u32; 8]; 256];
+/// The sign bits to flip for a code's 7 sign bits (bits 0–6): coordinate
+/// `i < 7` when sign bit `i` is set, and coordinate 7 when an odd number
+/// of them are (see [`PATTERN_BITS`]).
+static SIGN_BITS: [[u32; 8]; 128] = {
+    let mut out = [[0u32; 8]; 128];
     let mut m = 0;
-    while m < 256 {
-        let signs = m & 0x7F;
-        let last = ((signs as u32).count_ones() + (m >> 7) as u32) & 1;
-        let negative = signs | ((last as usize) << 7);
+    while m < 128 {
         let mut i = 0;
-        while i < 8 {
-            if negative >> i & 1 == 1 {
+        while i < 7 {
+            if m >> i & 1 == 1 {
                 out[m][i] = 0x8000_0000;
             }
             i += 1;
+        }
+        if (m as u32).count_ones() % 2 == 1 {
+            out[m][7] = 0x8000_0000;
         }
         m += 1;
     }
@@ -256,7 +264,7 @@ impl BlockDecoder for E8pBlocks {
             None => 0,
         };
         let index = usize::from((code >> 7) & 0xFF);
-        let signs = usize::from(code & 0x7F) | (usize::from(TABLES.parity[index] & 1) << 7);
+        let signs = usize::from(code & 0x7F);
         BlockParts {
             bits: PATTERN_BITS[index],
             signs: SIGN_BITS[signs],
