@@ -71,10 +71,10 @@ use crate::batch::Backend;
 /// With the `parallel` feature, a search splits across threads when the
 /// database vectors times the queries times the blocks per vector is at
 /// least this; each piece gets at least half of it. On one core of the
-/// 2-core test host (AVX2, 2 bits) a block-query took about 0.55 ns in
-/// batches of 8 or more queries and 1.8 ns for a single query (the ignored
+/// 2-core test host (AVX2, 2 bits) a block-query took about 0.5 ns in
+/// batches of 8 or more queries and 1.5 ns for a single query (the ignored
 /// `timing` test of `tests/quant_search.rs`, CPU time on a busy machine),
-/// so this is 0.15 to 0.5 ms of work, in line with the batch kernels'
+/// so this is 0.13 to 0.4 ms of work, in line with the batch kernels'
 /// thresholds (the `parallel` module); not tuned by a crossover benchmark.
 ///
 /// ```
