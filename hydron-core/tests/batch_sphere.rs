@@ -385,6 +385,65 @@ fn accuracy_over_many_inputs() {
 }
 
 #[test]
+fn checked_geodesic_matches_and_reports_the_first_bad_vector() {
+    use hydron_core::batch::{Operand, OperandError};
+    use hydron_core::{BatchError, Gf8Error};
+    let mut rng = Rng(0x5EED_0005);
+    // Past a check block (4096) and the thread split (16,384), with a tail.
+    let n = 40_003;
+    let (a, b) = hard_pairs(&mut rng, n);
+    let (ra, rb) = (Gf8::slice_as_arrays(&a), Gf8::slice_as_arrays(&b));
+    let mut want = vec![0.0f32; n];
+    batch::geodesic_distances_into(PerRow::Each(&a), PerRow::Each(&b), &mut want);
+    let mut out = vec![f32::NAN; n];
+    batch::geodesic_distances_checked_into(PerRow::Each(ra), PerRow::Each(rb), &mut out).unwrap();
+    assert_eq!(float_bits(&out), float_bits(&want));
+    batch::geodesic_distances_into(PerRow::All(a[1]), PerRow::Each(&b), &mut want);
+    batch::geodesic_distances_checked_into(PerRow::All(ra[1]), PerRow::Each(rb), &mut out).unwrap();
+    assert_eq!(float_bits(&out), float_bits(&want));
+
+    let run = |x: PerRow<'_, [f32; 8]>, y: PerRow<'_, [f32; 8]>| {
+        let mut out = vec![0.0f32; n];
+        batch::geodesic_distances_checked_into(x, y, &mut out).unwrap_err()
+    };
+    let error = |operand, index, error| OperandError {
+        operand,
+        error: BatchError { index, error },
+    };
+    let mut bad_a = ra.to_vec();
+    let mut bad_b = rb.to_vec();
+    bad_b[7][2] = f32::NAN;
+    bad_a[30_000][5] = f32::INFINITY;
+    bad_a[35_000][1] = 3.0;
+    // `a` first, wherever `b`'s bad vector is.
+    let err = run(PerRow::Each(&bad_a), PerRow::Each(&bad_b));
+    assert_eq!(err.operand, Operand::A);
+    assert_eq!(err.error.index, 30_000);
+    assert!(matches!(
+        err.error.error,
+        Gf8Error::Infinite { coordinate: 5, .. }
+    ));
+    assert_eq!(
+        run(PerRow::Each(ra), PerRow::Each(&bad_b)),
+        error(Operand::B, 7, Gf8Error::NotANumber { coordinate: 2 })
+    );
+    let err = run(PerRow::Each(rb), PerRow::All([2.0; 8]));
+    assert_eq!((err.operand, err.error.index), (Operand::B, 0));
+    assert!(matches!(err.error.error, Gf8Error::NotUnitNorm { .. }));
+    let err = run(PerRow::All([f32::NAN; 8]), PerRow::Each(&bad_b));
+    assert_eq!(
+        err,
+        error(Operand::A, 0, Gf8Error::NotANumber { coordinate: 0 })
+    );
+    // The last vector of a block, and of the tail.
+    for index in [4095, n - 1] {
+        let mut bad = ra.to_vec();
+        bad[index][0] = -f32::INFINITY;
+        assert_eq!(run(PerRow::Each(&bad), PerRow::Each(rb)).error.index, index);
+    }
+}
+
+#[test]
 #[should_panic(expected = "batch output has length 3, but b has 4 rows")]
 fn length_mismatch_panics() {
     let vs = vec![Gf8::ZERO; 4];

@@ -537,11 +537,34 @@ pub fn geodesic_distance<'py>(
     b: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    with_pair(py, a, b, |p| {
-        floats_of(py, p, out, |p, out| {
-            batch::geodesic_distances_into(per_row(p.a), per_row(p.b), out);
-        })
-    })
+    let ((va, sa), (vb, sb)) = (arrays::input(a, "a")?, arrays::input(b, "b")?);
+    let (ra, rb) = (va.arrays(), vb.arrays());
+    // Invalid vectors are reported before a shape that does not broadcast
+    // or a bad `out` (as every pairwise function does): on those errors,
+    // `pair` checks the vectors first.
+    let Some(n) = broadcast(&[ra.len(), rb.len()]) else {
+        return Err(pair(py, &va, sa, &vb, sb)
+            .err()
+            .unwrap_or_else(|| PyValueError::new_err("a and b: row counts do not broadcast")));
+    };
+    let scalar = sa && sb;
+    // The vectors are checked in the kernel's pass (one read of memory):
+    // the errors are those of checking `a`, then `b`.
+    let run = |out: &mut [f32]| {
+        batch::geodesic_distances_checked_into(per_row(ra), per_row(rb), out).map_err(|e| e.error)
+    };
+    if let Some(out) = out {
+        let mut guard = match arrays::out_array::<f32>(out, &result_shape(scalar, n, &[])) {
+            Ok(guard) => guard,
+            Err(e) => return Err(pair(py, &va, sa, &vb, sb).err().unwrap_or(e)),
+        };
+        let slots = guard.as_slice_mut()?;
+        gil::run_on_vectors(py, n, || run(slots)).map_err(|e| batch_error(py, e))?;
+        return Ok(out.clone());
+    }
+    let mut floats = vec![0f32; n];
+    gil::run_on_vectors(py, n, || run(&mut floats)).map_err(|e| batch_error(py, e))?;
+    single_row(PyArray1::from_vec(py, floats).into_any(), scalar)
 }
 
 /// An operand of `n` rows as the batch kernels take it: one row stands
@@ -650,9 +673,8 @@ pub fn slerp<'py>(
                 ts.len()
             )));
         };
-        let mut out = vec![Gf8::ZERO; n];
-        gil::run_on_vectors(py, n, || {
-            batch::slerp_into(per_row(p.a), per_row(p.b), per_row(ts), &mut out);
+        let out = gil::run_on_vectors(py, n, || {
+            batch::slerp(per_row(p.a), per_row(p.b), per_row(ts))
         });
         single_row(gf8_out(py, out).into_any(), p.scalar && one_t)
     })

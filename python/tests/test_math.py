@@ -273,6 +273,32 @@ def test_sphere_kernels_in_bulk_and_broadcast():
     assert (bits(path[:3]) == bits(np.stack([hydron.slerp(a[0], b[0], x) for x in t[:3]]))).all()
 
 
+def test_geodesic_distance_checks_a_then_b_in_its_pass():
+    # The vectors are checked in the kernel's own pass; the errors are
+    # those of checking a, then b, and come before shape and out= errors.
+    n = 20_000
+    a, b = unit_vectors(n + 4, seed=14)[4:], unit_vectors(n + 4, seed=15)[4:]
+    bad_a, bad_b = a.copy(), b.copy()
+    bad_a[15_000, 2] = np.nan
+    bad_b[9, 0] = 3.0
+    with pytest.raises(InvalidVectorError) as e:
+        hydron.geodesic_distance(bad_a, bad_b)
+    assert e.value.index == 15_000 and e.value.coordinate == 2
+    with pytest.raises(InvalidVectorError) as e:
+        hydron.geodesic_distance(a, bad_b)
+    assert e.value.index == 9
+    with pytest.raises(InvalidVectorError) as e:
+        hydron.geodesic_distance(bad_b[:10], a[:7])
+    assert e.value.index == 9
+    with pytest.raises(ValueError, match="broadcast"):
+        hydron.geodesic_distance(a[:10], a[:7])
+    with pytest.raises(InvalidVectorError):
+        hydron.geodesic_distance(bad_a, b, out=np.empty(3, np.float32))
+    with pytest.raises(InvalidVectorError) as e:
+        hydron.geodesic_distance(np.full(8, 2, np.float32), b)
+    assert e.value.index == 0
+
+
 def test_spherical_mean():
     rng = np.random.default_rng(8)
     center = hydron.normalize(raw(1, seed=10))[0]

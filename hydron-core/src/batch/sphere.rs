@@ -357,3 +357,146 @@ pub fn slerp(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, t: PerRow<'_, f32>) -> Vec<
     slerp_into(a, b, t, &mut out);
     out
 }
+
+/// The operand of a pairwise kernel that holds a bad vector.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Operand {
+    /// The first, `a`.
+    A,
+    /// The second, `b`.
+    B,
+}
+
+impl core::fmt::Display for Operand {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Operand::A => "a",
+            Operand::B => "b",
+        })
+    }
+}
+
+/// A bad vector in an operand of [`geodesic_distances_checked_into`]: the
+/// operand, and what [`validate`](super::validate) says about it (its first
+/// bad vector; index 0 for a [`PerRow::All`] operand).
+///
+/// ```
+/// use hydron_core::batch::{self, Operand, PerRow};
+/// use hydron_core::Gf8Error;
+///
+/// let good = [[0.6, 0.8, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]; 3];
+/// let mut bad = good;
+/// bad[2][4] = f32::NAN;
+/// let mut out = [0.0; 3];
+/// let err = batch::geodesic_distances_checked_into(PerRow::Each(&good), PerRow::Each(&bad), &mut out)
+///     .unwrap_err();
+/// assert_eq!(err.operand, Operand::B);
+/// assert_eq!((err.error.index, err.error.error), (2, Gf8Error::NotANumber { coordinate: 4 }));
+/// assert_eq!(err.to_string(), "b: vector 2: coordinate 4 is NaN");
+/// ```
+#[derive(Clone, Copy, PartialEq, Debug, thiserror::Error)]
+#[error("{operand}: {error}")]
+pub struct OperandError {
+    /// The operand that holds the bad vector.
+    pub operand: Operand,
+    /// Its first bad vector, as [`validate`](super::validate) reports it.
+    pub error: crate::BatchError,
+}
+
+/// Rows per block of [`geodesic_distances_checked_into`]: both operands'
+/// blocks (256 KiB) stay in the L2 cache between the check and the
+/// kernel.
+const CHECK_BLOCK: usize = 4096;
+
+/// The geodesic distances of [`geodesic_distances_into`] for coordinates
+/// that have not been checked (a numpy array, a mapped file): each operand
+/// is checked as [`validate`](super::validate) checks it, in the same pass.
+///
+/// The rows are checked and measured a block of 4096 at a time, so each
+/// vector is read from memory once (a check followed by the kernel would
+/// read everything twice). On error, the result is exactly that of
+/// validating `a`, then `b`: the first bad vector of `a` if it has one,
+/// else that of `b`; `out` is then unspecified. With the `parallel`
+/// feature the blocks are split across threads, as in
+/// [`geodesic_distances_into`].
+///
+/// # Panics
+///
+/// If a [`PerRow::Each`] operand does not have `out.len()` rows.
+///
+/// ```
+/// use hydron_core::batch::{self, PerRow};
+/// use hydron_core::Gf8;
+///
+/// let a = [[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]; 5];
+/// let b = [[0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]; 5];
+/// let mut out = [0.0; 5];
+/// batch::geodesic_distances_checked_into(PerRow::Each(&a), PerRow::All(b[0]), &mut out)?;
+/// assert_eq!(out, [core::f32::consts::FRAC_PI_2; 5]);
+/// # Ok::<(), hydron_core::batch::OperandError>(())
+/// ```
+#[track_caller]
+pub fn geodesic_distances_checked_into(
+    a: PerRow<'_, [f32; 8]>,
+    b: PerRow<'_, [f32; 8]>,
+    out: &mut [f32],
+) -> Result<(), OperandError> {
+    use core::sync::atomic::{AtomicBool, Ordering};
+    assert_rows(out.len(), &[("a", a.len()), ("b", b.len())]);
+    let backend = super::backend();
+    let whole_ok = |v: PerRow<'_, [f32; 8]>| match v {
+        PerRow::All(v) => Gf8::check(&v).is_ok(),
+        PerRow::Each(_) => true,
+    };
+    let failed = AtomicBool::new(!(whole_ok(a) && whole_ok(b)));
+    let piece = |start: usize, out: &mut [f32]| {
+        for (n, out) in out.chunks_mut(CHECK_BLOCK).enumerate() {
+            if failed.load(Ordering::Relaxed) {
+                return;
+            }
+            let (first, len) = (start + n * CHECK_BLOCK, out.len());
+            let (a, b) = (a.rows(first, len), b.rows(first, len));
+            let valid = |v: PerRow<'_, [f32; 8]>| match v {
+                PerRow::All(_) => true,
+                PerRow::Each(rows) => backend.validate(rows).is_ok(),
+            };
+            if !(valid(a) && valid(b)) {
+                failed.store(true, Ordering::Relaxed);
+                return;
+            }
+            backend.geodesic_rows(unchecked(a), unchecked(b), out);
+        }
+    };
+    if !failed.load(Ordering::Relaxed) {
+        #[cfg(feature = "parallel")]
+        crate::parallel::split_rows(out, crate::parallel::GEODESIC_MIN_VECTORS, piece);
+        #[cfg(not(feature = "parallel"))]
+        piece(0, out);
+    }
+    if !failed.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    // The error path: the errors of validating `a`, then `b`.
+    let first_error = |v: PerRow<'_, [f32; 8]>| match v {
+        PerRow::All(v) => Gf8::check(&v).map_err(|error| crate::BatchError { index: 0, error }),
+        PerRow::Each(rows) => super::validate(rows),
+    };
+    first_error(a).map_err(|error| OperandError {
+        operand: Operand::A,
+        error,
+    })?;
+    first_error(b).map_err(|error| OperandError {
+        operand: Operand::B,
+        error,
+    })?;
+    unreachable!("a block failed its check, but neither operand has a bad vector")
+}
+
+/// Checked rows as vectors.
+#[inline]
+fn unchecked(v: PerRow<'_, [f32; 8]>) -> PerRow<'_, Gf8> {
+    match v {
+        PerRow::All(v) => PerRow::All(Gf8::new_unchecked(v)),
+        PerRow::Each(rows) => PerRow::Each(Gf8::slice_from_arrays_unchecked(rows)),
+    }
+}
