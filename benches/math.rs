@@ -17,7 +17,8 @@
 //! - `sphere_geodesic`, `sphere_geodesic_to`, `sphere_slerp`,
 //!   `sphere_slerp_to`: the sphere kernels (pairwise, and one vector
 //!   against many) on 4096 pairs: the per-vector method in a loop, every
-//!   backend, the dispatched function.
+//!   backend, the dispatched function (and, for the geodesic distance, its
+//!   checked form on raw coordinates, which Python calls).
 //! - `sphere_1m`: the same kernels on 2^20 pairs (64 MB of input, past the
 //!   caches): the scalar backend, the dispatched backend on one thread, and
 //!   the dispatched function (across threads with `--features parallel`),
@@ -360,6 +361,20 @@ fn sphere_groups(c: &mut Criterion, prefix: &str, pairs: usize, backends: &[Back
             );
         });
     });
+    // Unchecked coordinates, checked in the same pass (what Python calls).
+    let (raw_a, raw_b) = (Gf8::slice_as_arrays(&a), Gf8::slice_as_arrays(&b));
+    group.bench_function(
+        BenchmarkId::new(format!("checked-{dispatched}"), pairs),
+        |bench| {
+            bench.iter(|| {
+                batch::geodesic_distances_checked_into(
+                    PerRow::Each(black_box(raw_a)),
+                    PerRow::Each(raw_b),
+                    &mut distances,
+                )
+            });
+        },
+    );
     group.finish();
 
     let mut group = c.benchmark_group(format!("{prefix}_geodesic_to"));
