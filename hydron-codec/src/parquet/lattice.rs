@@ -193,15 +193,22 @@ fn properties(
         .build())
 }
 
-fn schema(params: &CodesParams) -> Arc<Schema> {
-    let size = i32::try_from(params.code_size()).expect("⌈(2^32 - 1) / 8⌉ · 4 fits in an i32");
+/// The Arrow schema of `params`' codes; an error for a code size above
+/// `i32::MAX` bytes (Arrow's limit for `FixedSizeBinary`, which a
+/// dimension near 2^32 at 4 bits reaches).
+fn schema(params: &CodesParams) -> Result<Arc<Schema>, CodecError> {
+    let size = i32::try_from(params.code_size()).map_err(|_| CodecError::TooLarge {
+        length: params.code_size() as u64,
+        limit: i32::MAX as u64,
+        what: "an Arrow FixedSizeBinary value (the code of one vector)",
+    })?;
     let code = Field::new(CODE, DataType::FixedSizeBinary(size), false)
         .with_metadata([("hydron.type".to_string(), "lattice-code".to_string())].into());
     let mut fields = vec![code];
     if params.has_scales() {
         fields.push(Field::new(SCALE, DataType::Float32, false));
     }
-    Arc::new(Schema::new(fields))
+    Ok(Arc::new(Schema::new(fields)))
 }
 
 fn write<W: Write + Send>(
@@ -210,7 +217,7 @@ fn write<W: Write + Send>(
     options: ParquetOptions,
 ) -> Result<W, CodecError> {
     let params = codes.params();
-    let schema = schema(params);
+    let schema = schema(params)?;
     let mut writer = ArrowWriter::try_new(
         out,
         Arc::clone(&schema),
@@ -715,6 +722,28 @@ mod tests {
         assert!(
             matches!(e, CodecError::ChecksumMismatch { row_group: 0, .. }),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_code_too_wide_for_arrow_is_an_error_not_a_panic() {
+        let params = CodesParams::new(u32::MAX, 4, 0, false, CodesScale::Unit).unwrap();
+        let c = LatticeCodes::new(params, QuantCodes::default()).unwrap();
+        let e = parquet_to_bytes(&c, ParquetOptions::new()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CodecError::TooLarge {
+                    length: 2_147_483_648,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // The fory message holds it.
+        assert_eq!(
+            crate::quant::decode(&crate::quant::encode(&c).unwrap()).unwrap(),
+            c
         );
     }
 
