@@ -8,9 +8,10 @@
 //! once with the quantizer's [`Rotation`](super::Rotation) (in `f64`, then
 //! rounded to `f32`). A database vector is its blocks' codewords times its
 //! scale, `y = s · (c_0, …, c_{B−1})`, in that rotated space. Every block's
-//! codeword is decoded in registers (an E8P codeword is a row of a
-//! 256-entry pattern table, a sign mask and the ±¼ shift; about ten
-//! instructions) and combined at once with the same 8 coordinates of a
+//! codeword is decoded in registers (at 2 bits, an E8P codeword is a row
+//! of a 256-entry pattern table, a row of a 128-entry sign table and the ±¼
+//! shift: a dozen instructions; at 4 bits, an E8 shell codeword from the
+//! shell decoder) and combined at once with the same 8 coordinates of a
 //! group of up to 8 queries, so no decoded vector is ever stored:
 //!
 //! - [`Metric::L2`]: `Σ (q_i − y_i)²`, the squared Euclidean distance
@@ -46,7 +47,7 @@
 //! # Threads
 //!
 //! With the `parallel` feature, a search of at least
-//! [`SEARCH_PARALLEL_MIN_WORK`] block-query pairs splits the database into
+//! `SEARCH_PARALLEL_MIN_WORK` block-query pairs splits the database into
 //! pieces across rayon's pool (through `hydron_core::parallel::run`, so it
 //! works in a forked child); each piece keeps its own top-k per query, and
 //! the pieces' lists are merged in the order above. The result is the same
@@ -56,8 +57,8 @@
 //!
 //! The kernels are generic over a block decoder (the crate-private trait
 //! `BlockDecoder`): how many bytes a block's code takes and how to turn
-//! them into the block's codeword (before the vector's scale). [`LatticeQuantizer::search_codes_with`]
-//! picks the decoder from [`bits_per_dim`](LatticeQuantizer::bits_per_dim)
+//! them into the block's codeword (before the vector's scale).
+//! [`LatticeQuantizer::search_codes_with`] picks the decoder from [`bits_per_dim`](LatticeQuantizer::bits_per_dim)
 //! in one `match`: another rate is one more arm there and one more
 //! `impl BlockDecoder`.
 
