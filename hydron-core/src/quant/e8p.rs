@@ -382,12 +382,42 @@ pub fn encode_into_with(
         out.len(),
         "encode_into: output length differs from input"
     );
-    let kernel = Kernel::of(backend);
-    for (index, (block, slot)) in blocks.iter().zip(out.iter_mut()).enumerate() {
+    for (index, block) in blocks.iter().enumerate() {
         crate::gf8::check_finite(block).map_err(|error| BatchError { index, error })?;
+    }
+    encode_finite_into(Kernel::of(backend), blocks, out);
+    Ok(())
+}
+
+/// The codes of finite blocks: [`LANES`](super::e8p_batch::LANES) at a
+/// time through the batch kernel, and one at a time for the lanes it
+/// leaves undecided and for the tail.
+#[inline]
+pub(crate) fn encode_finite_into(kernel: Kernel, blocks: &[[f32; 8]], out: &mut [u16]) {
+    use super::e8p_batch::LANES;
+    let whole = blocks.len() / LANES * LANES;
+    for (group, slots) in blocks[..whole]
+        .chunks_exact(LANES)
+        .zip(out[..whole].chunks_exact_mut(LANES))
+    {
+        let in_range = core::array::from_fn(|l| in_exact_range(&group[l]));
+        let codes = kernel.encode_lanes(group, &in_range);
+        for (l, slot) in slots.iter_mut().enumerate() {
+            *slot = match codes[l] {
+                Some(code) => code,
+                None => kernel.encode(&group[l]),
+            };
+        }
+    }
+    for (block, slot) in blocks[whole..].iter().zip(&mut out[whole..]) {
         *slot = kernel.encode(block);
     }
-    Ok(())
+}
+
+/// The kernel of the best backend, for callers that encode many batches.
+#[inline]
+pub(crate) fn best_kernel() -> Kernel {
+    Kernel::of(best_backend())
 }
 
 /// The backend [`encode_into`] uses: AVX2 when built and detected.
@@ -399,7 +429,7 @@ fn best_backend() -> Backend {
 /// What a [`Backend`] resolves to for this encoder, in this build, on this
 /// CPU (detected once per call of the batch functions).
 #[derive(Clone, Copy)]
-enum Kernel {
+pub(crate) enum Kernel {
     Scalar,
     #[cfg(all(feature = "simd", target_arch = "x86_64"))]
     Avx2(super::e8p_avx2::Avx2),
@@ -414,6 +444,20 @@ impl Kernel {
                 super::e8p_avx2::Avx2::detect().map_or(Kernel::Scalar, Kernel::Avx2)
             }
             _ => Kernel::Scalar,
+        }
+    }
+
+    /// The batch kernel ([`e8p_batch`](super::e8p_batch)) on this backend.
+    #[inline]
+    fn encode_lanes(
+        self,
+        blocks: &[[f32; 8]],
+        in_range: &[bool; super::e8p_batch::LANES],
+    ) -> [Option<u16>; super::e8p_batch::LANES] {
+        match self {
+            Kernel::Scalar => super::e8p_batch::encode_lanes(blocks, in_range),
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Kernel::Avx2(token) => token.encode_lanes(blocks, in_range),
         }
     }
 
@@ -556,7 +600,7 @@ const D8_CLASSES: [(usize, usize); 7] = [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0),
 
 /// `PATTERN_INDEX[q][m]`: the pattern with its 5/2 at coordinate `q` (8:
 /// none) and its 3/2 at the set bits of `m` (0xFF where there is none).
-const PATTERN_INDEX: [[u8; 256]; 9] = {
+pub(crate) const PATTERN_INDEX: [[u8; 256]; 9] = {
     let mut index = [[0xFFu8; 256]; 9];
     let mut p = 0;
     while p < PATTERN_COUNT {
@@ -578,7 +622,7 @@ const PATTERN_INDEX: [[u8; 256]; 9] = {
 };
 
 /// The first norm-12 pattern.
-const NORM12_START: usize = PATTERN_COUNT - NORM12_PATTERNS.len();
+pub(crate) const NORM12_START: usize = PATTERN_COUNT - NORM12_PATTERNS.len();
 
 /// The best pattern of one shift without trying all 256, when the block
 /// allows it: `None` unless the `t_i` are nonzero and pairwise distinct.

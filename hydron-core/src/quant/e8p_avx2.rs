@@ -21,6 +21,7 @@ use core::arch::x86_64::{
 };
 
 use super::e8p::{encode_in_range_by, PATTERN_COUNT, TABLES};
+use super::e8p_batch::LANES;
 
 /// Proof that this CPU has AVX2: the only way into the kernel.
 ///
@@ -42,6 +43,19 @@ impl Avx2 {
     #[inline]
     pub(crate) fn encode_in_range(self, x: &[f32; 8]) -> u16 {
         encode_in_range_by(x, |t, parity| self.best_of_all_patterns(t, parity))
+    }
+
+    /// The batch kernel ([`e8p_batch`](super::e8p_batch)) compiled for
+    /// AVX2: the same operations, so the same codes.
+    #[inline]
+    pub(crate) fn encode_lanes(
+        self,
+        blocks: &[[f32; 8]],
+        in_range: &[bool; LANES],
+    ) -> [Option<u16>; LANES] {
+        // SAFETY: `self` exists only if `detect` found AVX2 on this CPU,
+        // the feature `encode_lanes_avx2` is compiled for.
+        unsafe { encode_lanes_avx2(blocks, in_range) }
     }
 
     /// [`e8p::best_of_all_patterns`](super::e8p) on AVX2.
@@ -144,4 +158,9 @@ fn best_of_all_patterns_avx2(t: &[f64; 8], parity: u8) -> (f64, usize) {
         }
     }
     best
+}
+
+#[target_feature(enable = "avx2")]
+fn encode_lanes_avx2(blocks: &[[f32; 8]], in_range: &[bool; LANES]) -> [Option<u16>; LANES] {
+    super::e8p_batch::encode_lanes(blocks, in_range)
 }

@@ -40,6 +40,7 @@
 pub mod e8p;
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 mod e8p_avx2;
+mod e8p_batch;
 mod e8p_exact;
 mod error;
 mod gain;

@@ -332,6 +332,7 @@ impl LatticeQuantizer {
         let mut work = vec![0.0f64; padded];
         let mut blocks = vec![[0.0f32; 8]; self.blocks];
         let mut block_codes = vec![0u16; if self.bits == 2 { self.blocks } else { 0 }];
+        let kernel = e8p::best_kernel();
         for (vector, (x, out)) in vectors
             .chunks_exact(self.dim)
             .zip(codes.chunks_exact_mut(self.code_size()))
@@ -368,8 +369,8 @@ impl LatticeQuantizer {
                 }
                 continue;
             }
-            e8p::encode_into(&blocks, &mut block_codes)
-                .expect("the blocks are finite: saturated or zero");
+            // The blocks are finite: saturated or zero.
+            e8p::encode_finite_into(kernel, &blocks, &mut block_codes);
             for (bytes, code) in out.chunks_exact_mut(2).zip(&block_codes) {
                 bytes.copy_from_slice(&code.to_le_bytes());
             }
