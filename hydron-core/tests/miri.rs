@@ -18,8 +18,9 @@
 //!   old decoder;
 //! - `Gf8::nearest_root`'s call into its SSE2 closed form (`e8.rs`), on
 //!   roots, unit vectors and coordinates whose scores overflow;
-//! - the E8P encoder's call into its AVX2 kernel (`quant/e8p_avx2.rs`),
-//!   against the scalar one;
+//! - the E8P encoder's calls into its AVX2 kernels (`quant/e8p_avx2.rs`),
+//!   against the scalar one, and the lattice quantizer's pipeline compiled
+//!   for AVX2 (`quant/quantizer.rs`);
 //! - `huge::zeroed_vec` and `huge::advise_spare` on buffers large enough
 //!   to be advised (`huge.rs`; Miri has no `madvise`, which is compiled
 //!   out under it: the rest of the path runs).
@@ -344,10 +345,12 @@ fn e8p_encoder_on_every_backend() {
     // the AVX2 backend gives the scalar codes. (Few blocks: each is a
     // search over the codebook, seconds under Miri.)
     use hydron_core::quant::e8p;
+    // Four blocks: one group of the batch kernel (`quant/e8p_batch.rs`).
     let blocks = [
         e8p::decode(0),
         e8p::decode(12_345),
         unit(1).map(|x| x * 1.7 + 0.1),
+        unit(2).map(|x| x * 2.3 - 0.2),
     ];
     let mut scalar = vec![0u16; blocks.len()];
     e8p::encode_into_with(Backend::Scalar, &blocks, &mut scalar).unwrap();
@@ -357,6 +360,23 @@ fn e8p_encoder_on_every_backend() {
         e8p::encode_into_with(Backend::Avx2Fma, &blocks, &mut avx2).unwrap();
         assert_eq!(avx2, scalar);
     }
+}
+
+/// The lattice quantizer's pipeline (rotation, scale, blocks) compiled
+/// for AVX2 (`target_feature` functions called after run-time detection):
+/// only in the build with AVX2 compiled in, as above. One 32-dim vector
+/// (four blocks, a group of the batch encoder) encoded and decoded.
+#[cfg(all(feature = "simd", target_arch = "x86_64", target_feature = "avx2"))]
+#[test]
+fn lattice_quantizer_pipeline_on_avx2() {
+    use hydron_core::quant::LatticeQuantizer;
+    let q = LatticeQuantizer::new(32, 2, 3).unwrap();
+    let x: Vec<f32> = (0..32).map(|i| ((i * 13 % 7) as f32 - 3.0) * 0.4).collect();
+    let codes = q.encode(&x).unwrap();
+    let y = q.decode(&codes).unwrap();
+    let err: f32 = x.iter().zip(&y).map(|(a, b)| (a - b) * (a - b)).sum();
+    let energy: f32 = x.iter().map(|a| a * a).sum();
+    assert!(err < 0.3 * energy, "{err} {energy}");
 }
 
 /// The E8 shell encoder's leader scores compiled for AVX2 (a

@@ -291,22 +291,42 @@ impl LatticeQuantizer {
             0
         };
         assert_eq!(scales.len(), expected, "encode_into: wrong scales length");
-        for (vector, x) in vectors.chunks_exact(self.dim).enumerate() {
-            for (coordinate, &value) in x.iter().enumerate() {
-                if value.is_nan() {
-                    return Err(QuantError::NotANumber { vector, coordinate });
-                }
-                if value.is_infinite() {
-                    return Err(QuantError::Infinite {
-                        vector,
-                        coordinate,
-                        value,
-                    });
-                }
+        // A branch-free pass first (the exponent of a NaN or infinity is
+        // all ones), then the first bad coordinate, if any.
+        let any_bad = vectors.iter().fold(0u32, |bad, v| {
+            bad | u32::from(v.to_bits() & 0x7F80_0000 == 0x7F80_0000)
+        });
+        if any_bad != 0 {
+            return Err(self.first_non_finite(vectors));
+        }
+        self.encode_checked(vectors, codes, scales);
+        Ok(())
+    }
+
+    /// The error for the first NaN or infinite coordinate of `vectors`,
+    /// which has one.
+    fn first_non_finite(&self, vectors: &[f32]) -> QuantError {
+        let at = vectors
+            .iter()
+            .position(|v| !v.is_finite())
+            .expect("a NaN or infinity was found");
+        let (vector, coordinate, value) = (at / self.dim, at % self.dim, vectors[at]);
+        if value.is_nan() {
+            QuantError::NotANumber { vector, coordinate }
+        } else {
+            QuantError::Infinite {
+                vector,
+                coordinate,
+                value,
             }
         }
+    }
+
+    /// The work of [`encode_into`](Self::encode_into) on finite input of
+    /// the right lengths, across threads when it is large.
+    fn encode_checked(&self, vectors: &[f32], codes: &mut [u8], scales: &mut [f32]) {
         #[cfg(feature = "parallel")]
-        if n * self.blocks >= 2 * PARALLEL_MIN_BLOCKS {
+        if vectors.len() / self.dim * self.blocks >= 2 * PARALLEL_MIN_BLOCKS {
             use rayon::prelude::*;
             let per = PARALLEL_MIN_BLOCKS.div_ceil(self.blocks);
             crate::parallel::run(|| {
@@ -320,14 +340,30 @@ impl LatticeQuantizer {
                     ScaleMode::Unit => pieces.for_each(|(v, c)| self.encode_finite(v, c, &mut [])),
                 }
             });
-            return Ok(());
+            return;
         }
         self.encode_finite(vectors, codes, scales);
-        Ok(())
     }
 
-    /// The work of [`encode_into`](Self::encode_into) on checked input.
+    /// The work of [`encode_into`](Self::encode_into) on checked input:
+    /// [`encode_vectors`](Self::encode_vectors) compiled for AVX2 when the
+    /// build (feature `simd`, x86-64) and the CPU have it. The operations
+    /// are the same (Rust fuses no multiply-add), so the output is too.
     fn encode_finite(&self, vectors: &[f32], codes: &mut [u8], scales: &mut [f32]) {
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        if super::e8p_avx2::Avx2::detect().is_some() {
+            // SAFETY: detection found AVX2 on this CPU, the feature
+            // `encode_vectors_avx2` is compiled for.
+            unsafe { encode_vectors_avx2(self, vectors, codes, scales) };
+            return;
+        }
+        self.encode_vectors(vectors, codes, scales);
+    }
+
+    /// The work of [`encode_finite`](Self::encode_finite), inlined into
+    /// each build.
+    #[inline(always)]
+    fn encode_vectors(&self, vectors: &[f32], codes: &mut [u8], scales: &mut [f32]) {
         let padded = self.padded_dim();
         let mut work = vec![0.0f64; padded];
         let mut blocks = vec![[0.0f32; 8]; self.blocks];
@@ -354,13 +390,12 @@ impl LatticeQuantizer {
             if let Some(r) = &self.rotation {
                 r.rotate(&mut work);
             }
-            for (block, w) in blocks.iter_mut().zip(work.chunks_exact(8)) {
-                for (b, &v) in block.iter_mut().zip(w) {
-                    *b = if divisor == 0.0 {
-                        0.0
-                    } else {
-                        saturate(v / divisor)
-                    };
+            let flat = blocks.as_flattened_mut();
+            if divisor == 0.0 {
+                flat.fill(0.0);
+            } else {
+                for (b, &v) in flat.iter_mut().zip(&work) {
+                    *b = saturate(v / divisor);
                 }
             }
             if self.bits == 4 {
@@ -452,8 +487,24 @@ impl LatticeQuantizer {
         Ok(())
     }
 
-    /// The work of [`decode_into`](Self::decode_into) on checked input.
+    /// The work of [`decode_into`](Self::decode_into) on checked input:
+    /// [`decode_vectors`](Self::decode_vectors) compiled for AVX2 when the
+    /// build and the CPU have it (the same operations, so the same output).
     fn decode_checked(&self, codes: &[u8], scales: &[f32], out: &mut [f32]) {
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        if super::e8p_avx2::Avx2::detect().is_some() {
+            // SAFETY: detection found AVX2 on this CPU, the feature
+            // `decode_vectors_avx2` is compiled for.
+            unsafe { decode_vectors_avx2(self, codes, scales, out) };
+            return;
+        }
+        self.decode_vectors(codes, scales, out);
+    }
+
+    /// The work of [`decode_checked`](Self::decode_checked), inlined into
+    /// each build.
+    #[inline(always)]
+    fn decode_vectors(&self, codes: &[u8], scales: &[f32], out: &mut [f32]) {
         let padded = self.padded_dim();
         let mut work = vec![0.0f64; padded];
         for (vector, (code, y)) in codes
@@ -522,7 +573,85 @@ impl LatticeQuantizer {
     }
 }
 
+/// [`LatticeQuantizer::encode_vectors`] compiled for AVX2.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+#[target_feature(enable = "avx2")]
+fn encode_vectors_avx2(
+    q: &LatticeQuantizer,
+    vectors: &[f32],
+    codes: &mut [u8],
+    scales: &mut [f32],
+) {
+    q.encode_vectors(vectors, codes, scales);
+}
+
+/// [`LatticeQuantizer::decode_vectors`] compiled for AVX2.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+#[target_feature(enable = "avx2")]
+fn decode_vectors_avx2(q: &LatticeQuantizer, codes: &[u8], scales: &[f32], out: &mut [f32]) {
+    q.decode_vectors(codes, scales, out);
+}
+
 /// `v` rounded to `f32`, clamped to the finite range.
+#[inline(always)]
 fn saturate(v: f64) -> f32 {
     v.clamp(-f64::from(f32::MAX), f64::from(f32::MAX)) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seeded vectors with coordinates of very different sizes.
+    fn vectors(dim: usize, n: usize, seed: u64) -> Vec<f32> {
+        let mut state = seed;
+        (0..dim * n)
+            .map(|i| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let u = (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
+                u * [1.0, 3.0, 1e-3, 40.0][(i / dim) % 4]
+            })
+            .collect()
+    }
+
+    /// The AVX2 build of the pipeline writes the baseline build's bytes,
+    /// and decodes to the same bits.
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    #[test]
+    fn avx2_pipeline_equals_the_baseline() {
+        if !crate::precondition::precondition(
+            super::super::e8p_avx2::Avx2::detect().is_some(),
+            "an x86-64 CPU with AVX2 (the AVX2 quantizer pipeline is not tested here)",
+        ) {
+            return;
+        }
+        for (dim, bits, mode) in [
+            (384, 2, ScaleMode::PerVector),
+            (50, 2, ScaleMode::Unit),
+            (8, 2, ScaleMode::PerVector),
+            (100, 4, ScaleMode::PerVector),
+        ] {
+            let q = LatticeQuantizer::new(dim, bits, 9)
+                .unwrap()
+                .with_scale(mode);
+            let n = 64;
+            let x = vectors(dim, n, dim as u64);
+            let scales_len = if mode == ScaleMode::PerVector { n } else { 0 };
+            let (mut c1, mut s1) = (vec![0u8; n * q.code_size()], vec![0f32; scales_len]);
+            let (mut c2, mut s2) = (c1.clone(), s1.clone());
+            q.encode_vectors(&x, &mut c1, &mut s1);
+            // SAFETY: detection found AVX2 above.
+            unsafe { encode_vectors_avx2(&q, &x, &mut c2, &mut s2) };
+            assert_eq!((&c1, &s1), (&c2, &s2), "dim {dim}, {bits} bits");
+            let mut y1 = vec![0f32; n * dim];
+            let mut y2 = y1.clone();
+            q.decode_vectors(&c1, &s1, &mut y1);
+            // SAFETY: as above.
+            unsafe { decode_vectors_avx2(&q, &c1, &s1, &mut y2) };
+            let bits_of = |y: &[f32]| y.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits_of(&y1), bits_of(&y2), "dim {dim}, {bits} bits");
+        }
+    }
 }
