@@ -37,6 +37,7 @@
 //! # Ok::<(), hydron_core::quant::QuantError>(())
 //! ```
 
+mod direction;
 pub mod e8p;
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 mod e8p_avx2;

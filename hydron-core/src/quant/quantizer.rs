@@ -47,6 +47,21 @@ pub enum ScaleMode {
     /// encoded the same way (coordinates beyond the `f32` range after
     /// scaling saturate), with a larger relative error far from norm 1.
     Unit,
+    /// For vectors known to have norm 1, or whose direction is all that
+    /// matters: encoded exactly as [`Unit`](Self::Unit) (the same codes, no
+    /// scale stored), but [`decode`](LatticeQuantizer::decode) divides each
+    /// decoded vector by its norm, so its vectors have norm 1 (a decoded
+    /// vector of norm 0 stays 0; no code of a whole block decodes to 0),
+    /// and [`search`](LatticeQuantizer::search) measures the normalized
+    /// reconstruction (the [search module](super::search) says how). On
+    /// unit data the NMSE moves a little either way and the directions,
+    /// hence recall, improve. Measured by the project lead with code in
+    /// the style of `python/bench_quant.py` on GloVe 6B 50-d
+    /// (unit-normalized, padded to 56; 100k database vectors, 1k queries),
+    /// unit → direction: recall 10@10 0.572 → 0.5985 and NMSE 0.0894 →
+    /// 0.0902 at 2 bits (14 bytes per vector; FAISS `PQ14x8` 0.586), recall
+    /// 0.874 → 0.880 and NMSE 0.00667 → 0.00660 at 4 bits.
+    Direction,
 }
 
 /// Codes of a batch: [`code_size`](LatticeQuantizer::code_size) bytes per
@@ -337,7 +352,9 @@ impl LatticeQuantizer {
                     ScaleMode::PerVector => pieces
                         .zip(scales.par_chunks_mut(per))
                         .for_each(|((v, c), s)| self.encode_finite(v, c, s)),
-                    ScaleMode::Unit => pieces.for_each(|(v, c)| self.encode_finite(v, c, &mut [])),
+                    ScaleMode::Unit | ScaleMode::Direction => {
+                        pieces.for_each(|(v, c)| self.encode_finite(v, c, &mut []));
+                    }
                 }
             });
             return;
@@ -385,7 +402,7 @@ impl LatticeQuantizer {
                     scales[vector] = scale;
                     f64::from(scale)
                 }
-                ScaleMode::Unit => self.unit_scale(),
+                ScaleMode::Unit | ScaleMode::Direction => self.unit_scale(),
             };
             if let Some(r) = &self.rotation {
                 r.rotate(&mut work);
@@ -478,7 +495,9 @@ impl LatticeQuantizer {
                     ScaleMode::PerVector => pieces
                         .zip(scales.par_chunks(per))
                         .for_each(|((c, o), s)| self.decode_checked(c, s, o)),
-                    ScaleMode::Unit => pieces.for_each(|(c, o)| self.decode_checked(c, &[], o)),
+                    ScaleMode::Unit | ScaleMode::Direction => {
+                        pieces.for_each(|(c, o)| self.decode_checked(c, &[], o));
+                    }
                 }
             });
             return Ok(());
@@ -515,6 +534,8 @@ impl LatticeQuantizer {
             let scale = match self.scale {
                 ScaleMode::PerVector => f64::from(scales[vector]),
                 ScaleMode::Unit => self.unit_scale(),
+                // Normalized below: the codewords as they are.
+                ScaleMode::Direction => 1.0,
             };
             for (w, bytes) in work
                 .chunks_exact_mut(8)
@@ -531,6 +552,9 @@ impl LatticeQuantizer {
             }
             if let Some(r) = &self.rotation {
                 r.unrotate(&mut work);
+            }
+            if self.scale == ScaleMode::Direction {
+                super::direction::normalize(&mut work[..self.dim]);
             }
             for (a, &w) in y.iter_mut().zip(&work) {
                 *a = saturate(w);
