@@ -35,3 +35,27 @@ pub(crate) fn distance(l2: bool, dot: f32, norm2: f32, query_norm2: f64) -> f32 
         cos as f32
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zero_reconstruction_is_the_zero_vector() {
+        assert_eq!(distance(true, 0.0, 0.0, 2.5), 2.5);
+        assert_eq!(distance(false, 0.0, 0.0, 2.5), 0.0);
+        let mut v = [0.0; 5];
+        normalize(&mut v);
+        assert_eq!(v, [0.0; 5]);
+    }
+
+    #[test]
+    fn distances_are_to_the_unit_vector() {
+        // ĉ = (3, 4): ĉ/‖ĉ‖ = (0.6, 0.8); q = (1, 2): q·ĉ = 11, ‖q‖² = 5.
+        assert_eq!(distance(false, 11.0, 25.0, 5.0), 2.2);
+        assert_eq!(distance(true, 11.0, 25.0, 5.0), (5.0f64 + 1.0 - 4.4) as f32);
+        let mut v = [3.0, 4.0];
+        normalize(&mut v);
+        assert_eq!(v, [0.6, 0.8]);
+    }
+}

@@ -25,13 +25,40 @@
 //!   inner product with `decode`'s vector for every `dim` (the rotation is
 //!   orthogonal and the query's padding is zero).
 //!
+//! In [`ScaleMode::Direction`] the database vector is the *normalized*
+//! reconstruction `ĉ / ‖ĉ‖`, where `ĉ = (c_0, …, c_{B−1})` is the blocks'
+//! codewords in the padded, rotated space (the scale cancels). Each block
+//! is decoded in registers as above, and the kernels accumulate `q·ĉ` for
+//! each query of the group and `‖ĉ‖²` once per vector, in `f32` lanes in
+//! the same way; then one scalar function, the same on every backend,
+//! gives the distance in `f64`, rounded once to `f32`:
+//!
+//! - [`Metric::InnerProduct`]: `q·ĉ / ‖ĉ‖`;
+//! - [`Metric::L2`]: `‖q‖² + 1 − 2 q·ĉ / ‖ĉ‖`, the squared distance to
+//!   the unit vector `ĉ / ‖ĉ‖` (`‖q‖²` summed in `f64` over the rotated,
+//!   padded query).
+//!
+//! When `dim` is a multiple of 8, `ĉ / ‖ĉ‖` is (rotated)
+//! [`decode`](LatticeQuantizer::decode)'s vector, so these are the inner
+//! product with, and the squared distance to, the decoded vector.
+//! Otherwise `‖ĉ‖` includes the reconstruction's energy in the padding
+//! coordinates, which `decode` drops before it normalizes: the search's
+//! `q·ĉ / ‖ĉ‖` is `decode`'s inner product times `ρ = ‖ĉ_dim‖ / ‖ĉ‖ ≤ 1`
+//! (`ĉ_dim` the reconstruction without its padding coordinates, `ρ` close
+//! to 1 and different for each vector), and the squared distance is
+//! `‖q‖² + 1 − 2ρ · (q · decoded)`. A reconstruction of norm 0 would count
+//! as the zero vector (inner product 0, squared distance `‖q‖²`), but no
+//! code gives one: every E8P codeword and E8 shell point is nonzero.
+//!
 //! The sums are in `f32`: each of the 8 lanes accumulates its coordinate
 //! over the blocks (separate multiplies and adds, no FMA), and the lanes
 //! are added in a fixed order. So the scalar and the AVX2 kernels give
 //! bit-identical distances, and so does any split across threads. Against
 //! the same quantity in `f64` (decode, then compute), the distance is
 //! within `1e-5 · (‖q‖² + ‖y‖²)` for L2 and `1e-5 · ‖q‖ ‖y‖` for the inner
-//! product (`hydron-core/tests/quant_search.rs` checks it).
+//! product (`hydron-core/tests/quant_search.rs` checks it); in direction
+//! mode within `1e-5 · (‖q‖² + 1)` and `1e-5 · ‖q‖`
+//! (`hydron-core/tests/quant_direction.rs`).
 //!
 //! # Top-k
 //!
@@ -306,8 +333,13 @@ pub(crate) struct Job<'a> {
     pub(crate) queries: &'a [f32],
     /// The number of queries.
     pub(crate) count: usize,
-    /// The scale of every vector in unit mode (else `None`: per vector).
+    /// The scale of every vector in unit mode, 1 in direction mode (else
+    /// `None`: per vector).
     pub(crate) unit_scale: Option<f32>,
+    /// In direction mode ([`ScaleMode::Direction`]), each query's `‖q‖²`
+    /// (the kernels then measure the normalized reconstruction); else
+    /// empty.
+    pub(crate) query_norms: &'a [f64],
     /// Results per query.
     pub(crate) k: usize,
     /// The metric.
@@ -326,6 +358,21 @@ impl Job<'_> {
     pub(crate) fn query(&self, q: usize) -> &[f32] {
         let padded = 8 * self.blocks;
         &self.queries[q * padded..(q + 1) * padded]
+    }
+
+    /// Whether the search measures the normalized reconstruction
+    /// ([`ScaleMode::Direction`]).
+    #[inline(always)]
+    pub(crate) fn direction(&self) -> bool {
+        !self.query_norms.is_empty()
+    }
+
+    /// Query `q`'s distance in direction mode from the kernel's sums
+    /// `dot = q·ĉ` and `norm2 = ‖ĉ‖²`: the one scalar step after the
+    /// accumulation, shared by every backend.
+    #[inline(always)]
+    pub(crate) fn direction_distance(&self, q: usize, dot: f32, norm2: f32) -> f32 {
+        super::direction::distance(self.metric == Metric::L2, dot, norm2, self.query_norms[q])
     }
 }
 
@@ -448,10 +495,15 @@ fn scan_scalar<D: BlockDecoder>(
                 let code = &codes[v * job.code_size..(v + 1) * job.code_size];
                 let scale = job.scale(scales, v);
                 let mut d = [0.0f32; GROUP];
-                match job.metric {
-                    Metric::L2 => group_scalar::<D, true>(decoder, job, code, scale, q, g, &mut d),
-                    Metric::InnerProduct => {
-                        group_scalar::<D, false>(decoder, job, code, scale, q, g, &mut d);
+                match (job.direction(), job.metric) {
+                    (true, _) => {
+                        group_scalar::<D, false, true>(decoder, job, code, scale, q, g, &mut d);
+                    }
+                    (false, Metric::L2) => {
+                        group_scalar::<D, true, false>(decoder, job, code, scale, q, g, &mut d);
+                    }
+                    (false, Metric::InnerProduct) => {
+                        group_scalar::<D, false, false>(decoder, job, code, scale, q, g, &mut d);
                     }
                 }
                 for (j, &dist) in d[..g].iter().enumerate() {
@@ -464,9 +516,11 @@ fn scan_scalar<D: BlockDecoder>(
 }
 
 /// One vector against queries `q0..q0 + g` (`g ≤ GROUP`), on the scalar
-/// path: `L2` squared distances, or inner products.
+/// path: `L2` squared distances, or inner products; with `DIR` (direction
+/// mode, `L2` false) the inner products and the vector's `‖ĉ‖²`, made
+/// distances by [`Job::direction_distance`].
 #[inline(always)]
-fn group_scalar<D: BlockDecoder, const L2: bool>(
+fn group_scalar<D: BlockDecoder, const L2: bool, const DIR: bool>(
     decoder: D,
     job: &Job<'_>,
     code: &[u8],
@@ -476,9 +530,15 @@ fn group_scalar<D: BlockDecoder, const L2: bool>(
     out: &mut [f32; GROUP],
 ) {
     let mut acc = [[0.0f32; 8]; GROUP];
+    let mut norm = [0.0f32; 8];
     for (b, bytes) in code.chunks_exact(D::CODE_BYTES).enumerate() {
         let c = decoder.decode(bytes);
         let y: [f32; 8] = core::array::from_fn(|i| c[i] * scale);
+        if DIR {
+            for i in 0..8 {
+                norm[i] += c[i] * c[i];
+            }
+        }
         for (j, acc) in acc[..g].iter_mut().enumerate() {
             let q = &job.query(q0 + j)[8 * b..8 * b + 8];
             for i in 0..8 {
@@ -490,6 +550,13 @@ fn group_scalar<D: BlockDecoder, const L2: bool>(
                 }
             }
         }
+    }
+    if DIR {
+        let norm2 = lane_sum(norm);
+        for j in 0..g {
+            out[j] = job.direction_distance(q0 + j, lane_sum(acc[j]), norm2);
+        }
+        return;
     }
     for j in 0..g {
         out[j] = lane_sum(acc[j]);
@@ -633,12 +700,27 @@ impl LatticeQuantizer {
         }
         let n = self.checked_codes(codes, scales)?;
         let rotated = self.rotated_queries(queries)?;
+        let direction = self.scale_mode() == ScaleMode::Direction;
+        let query_norms: Vec<f64> = if direction {
+            rotated
+                .chunks_exact(self.padded_dim())
+                .map(|x| x.iter().map(|&v| f64::from(v) * f64::from(v)).sum())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let job = Job {
             blocks: self.blocks(),
             code_size: self.code_size(),
             queries: &rotated,
             count: rotated.len() / self.padded_dim(),
-            unit_scale: (self.scale_mode() == ScaleMode::Unit).then(|| self.unit_scale() as f32),
+            unit_scale: match self.scale_mode() {
+                ScaleMode::Unit => Some(self.unit_scale() as f32),
+                // The codewords as they are: the distance normalizes.
+                ScaleMode::Direction => Some(1.0),
+                _ => None,
+            },
+            query_norms: &query_norms,
             k: k.min(n),
             metric,
         };

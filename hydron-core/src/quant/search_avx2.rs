@@ -10,6 +10,9 @@
 //! block's codeword comes from its [`BlockDecoder::parts`] as two whole
 //! vectors (the magnitudes' bits and the sign bits), one `xor` and one
 //! `add` away from it; the scalar kernel takes the same steps lane by lane.
+//! In direction mode one more accumulator sums the codeword's squares
+//! (`c · c`, a multiply and an add), and the distances come from the same
+//! scalar function as on the scalar path ([`Job::direction_distance`]).
 
 use core::arch::x86_64::{
     __m256i, _mm256_add_ps, _mm256_castsi256_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set1_ps,
@@ -35,17 +38,20 @@ pub(crate) fn scan<D: BlockDecoder>(
     // SAFETY: `token` exists only if `Avx2::detect` found AVX2 on this
     // CPU, the feature the `scan_avx2` functions are compiled for.
     unsafe {
-        match job.metric {
-            Metric::L2 => scan_avx2::<D, true>(decoder, job, codes, scales, first, tops),
-            Metric::InnerProduct => {
-                scan_avx2::<D, false>(decoder, job, codes, scales, first, tops);
+        match (job.direction(), job.metric) {
+            (true, _) => scan_avx2::<D, false, true>(decoder, job, codes, scales, first, tops),
+            (false, Metric::L2) => {
+                scan_avx2::<D, true, false>(decoder, job, codes, scales, first, tops);
+            }
+            (false, Metric::InnerProduct) => {
+                scan_avx2::<D, false, false>(decoder, job, codes, scales, first, tops);
             }
         }
     }
 }
 
 #[target_feature(enable = "avx2")]
-fn scan_avx2<D: BlockDecoder, const L2: bool>(
+fn scan_avx2<D: BlockDecoder, const L2: bool, const DIR: bool>(
     decoder: D,
     job: &Job<'_>,
     codes: &[u8],
@@ -74,25 +80,25 @@ fn scan_avx2<D: BlockDecoder, const L2: bool>(
                         tops,
                         job,
                         first + v,
-                        group::<D, L2, GROUP>(decoder, job, code, scale, q),
+                        group::<D, L2, DIR, GROUP>(decoder, job, code, scale, q),
                     ),
                     4 => offer(
                         tops,
                         job,
                         first + v,
-                        group::<D, L2, 4>(decoder, job, code, scale, q),
+                        group::<D, L2, DIR, 4>(decoder, job, code, scale, q),
                     ),
                     2 => offer(
                         tops,
                         job,
                         first + v,
-                        group::<D, L2, 2>(decoder, job, code, scale, q),
+                        group::<D, L2, DIR, 2>(decoder, job, code, scale, q),
                     ),
                     _ => offer(
                         tops,
                         job,
                         first + v,
-                        group::<D, L2, 1>(decoder, job, code, scale, q),
+                        group::<D, L2, DIR, 1>(decoder, job, code, scale, q),
                     ),
                 }
             }
@@ -110,10 +116,11 @@ fn offer<const G: usize>(tops: &mut [TopK], job: &Job<'_>, id: usize, distances:
 }
 
 /// One vector against queries `q0..q0 + G`: `L2` squared distances, or
-/// inner products.
+/// inner products; with `DIR` (direction mode, `L2` false) the distances
+/// to the normalized reconstruction.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn group<D: BlockDecoder, const L2: bool, const G: usize>(
+fn group<D: BlockDecoder, const L2: bool, const DIR: bool, const G: usize>(
     decoder: D,
     job: &Job<'_>,
     code: &[u8],
@@ -128,6 +135,7 @@ fn group<D: BlockDecoder, const L2: bool, const G: usize>(
     let base = job.queries[q0 * padded..].as_ptr();
     let s = _mm256_set1_ps(scale);
     let mut acc = [_mm256_setzero_ps(); G];
+    let mut norm = _mm256_setzero_ps();
     for (b, bytes) in code.chunks_exact(D::CODE_BYTES).enumerate() {
         let p = decoder.parts(bytes);
         let bits: __m256i = bytemuck::cast(p.bits);
@@ -137,6 +145,9 @@ fn group<D: BlockDecoder, const L2: bool, const G: usize>(
             _mm256_set1_ps(p.shift),
         );
         let y = _mm256_mul_ps(c, s);
+        if DIR {
+            norm = _mm256_add_ps(norm, _mm256_mul_ps(c, c));
+        }
         for (j, acc) in acc.iter_mut().enumerate() {
             // SAFETY: `j < G` and `b < blocks`, so the 8 floats at
             // `j · padded + 8b` are inside `queries[q0 · padded..(q0 + G) ·
@@ -149,6 +160,12 @@ fn group<D: BlockDecoder, const L2: bool, const G: usize>(
                 _mm256_add_ps(*acc, _mm256_mul_ps(q, y))
             };
         }
+    }
+    if DIR {
+        let norm2 = lane_sum(bytemuck::cast(norm));
+        return core::array::from_fn(|j| {
+            job.direction_distance(q0 + j, lane_sum(bytemuck::cast(acc[j])), norm2)
+        });
     }
     core::array::from_fn(|j| lane_sum(bytemuck::cast(acc[j])))
 }

@@ -1,0 +1,370 @@
+//! `ScaleMode::Direction`: the codes are unit mode's, `decode` gives
+//! vectors of norm 1, and `search` measures the normalized reconstruction:
+//! against an oracle that rebuilds every vector from the public pieces
+//! (`e8p::decode` or `shell::decode`, `Rotation::unrotate`) in `f64` with
+//! its padding coordinates and normalizes it; every backend against the
+//! scalar one bit for bit; all threads against one.
+
+mod common;
+
+use common::SplitMix64;
+use hydron_core::batch::Backend;
+use hydron_core::quant::{
+    e8p, shell, LatticeQuantizer, Metric, QuantCodes, ScaleMode, SearchResult,
+};
+use hydron_core::Gf8;
+
+/// `n · dim` coordinates: Gaussian vectors normalized to norm 1.
+fn unit_data(rng: &mut SplitMix64, n: usize, dim: usize) -> Vec<f32> {
+    let mut out = Vec::with_capacity(n * dim);
+    for _ in 0..n {
+        let mut v = Vec::new();
+        while v.len() < dim {
+            v.extend(rng.gaussian8());
+        }
+        let v = &v[..dim];
+        let norm = v
+            .iter()
+            .map(|&a| f64::from(a) * f64::from(a))
+            .sum::<f64>()
+            .sqrt();
+        out.extend(v.iter().map(|&a| (f64::from(a) / norm) as f32));
+    }
+    out
+}
+
+/// `n · dim` query coordinates: Gaussian, each query scaled by a random
+/// factor in [0.1, 10) (so `‖q‖²` matters in L2).
+fn query_data(rng: &mut SplitMix64, n: usize, dim: usize) -> Vec<f32> {
+    let mut out = Vec::with_capacity(n * dim);
+    for _ in 0..n {
+        let scale = 0.1 * 100f64.powf(rng.unit_interval()) as f32;
+        let mut v = Vec::new();
+        while v.len() < dim {
+            v.extend(rng.gaussian8());
+        }
+        out.extend(v[..dim].iter().map(|x| x * scale));
+    }
+    out
+}
+
+fn quantizer(dim: usize, bits: u32, rotate: bool, seed: u64) -> LatticeQuantizer {
+    LatticeQuantizer::new(dim, bits, seed)
+        .unwrap()
+        .with_rotation(rotate)
+        .with_scale(ScaleMode::Direction)
+}
+
+/// Every vector of `codes`, rebuilt in `f64` with its padding coordinates
+/// (unrotated) and divided by its norm: what the search measures.
+fn reconstruct(q: &LatticeQuantizer, codes: &QuantCodes) -> Vec<Vec<f64>> {
+    let bytes = q.code_size() / q.blocks();
+    codes
+        .codes
+        .chunks_exact(q.code_size())
+        .map(|code| {
+            let mut y: Vec<f64> = code
+                .chunks_exact(bytes)
+                .flat_map(|b| {
+                    if bytes == 4 {
+                        shell::decode(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    } else {
+                        e8p::decode(u16::from_le_bytes([b[0], b[1]]))
+                    }
+                })
+                .map(f64::from)
+                .collect();
+            if let Some(r) = q.rotation() {
+                r.unrotate(&mut y);
+            }
+            let norm = y.iter().map(|v| v * v).sum::<f64>().sqrt();
+            y.iter().map(|v| v / norm).collect()
+        })
+        .collect()
+}
+
+/// The oracle's distance of query `x` (`dim` numbers, zero-padded) to
+/// vector `y`.
+fn oracle(metric: Metric, x: &[f32], y: &[f64]) -> f64 {
+    let pairs = y.iter().enumerate().map(|(i, &yi)| {
+        let xi = x.get(i).map_or(0.0, |&v| f64::from(v));
+        (xi, yi)
+    });
+    match metric {
+        Metric::L2 => pairs.map(|(a, b)| (a - b) * (a - b)).sum(),
+        _ => pairs.map(|(a, b)| a * b).sum(),
+    }
+}
+
+/// The stated tolerance: `1e-5 (‖q‖² + 1)` for L2, `1e-5 ‖q‖` for the
+/// inner product.
+fn tolerance(metric: Metric, x: &[f32]) -> f64 {
+    let qq: f64 = x.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
+    match metric {
+        Metric::L2 => 1e-5 * (qq + 1.0),
+        _ => 1e-5 * qq.sqrt(),
+    }
+}
+
+/// Checks `found` against the oracle: every distance within the
+/// tolerance, in order, and no vector left out that beats the last one
+/// kept by more than the tolerance.
+fn check_against_oracle(
+    q: &LatticeQuantizer,
+    codes: &QuantCodes,
+    queries: &[f32],
+    k: usize,
+    metric: Metric,
+    found: &SearchResult,
+) {
+    let ys = reconstruct(q, codes);
+    assert_eq!(found.k, k.min(ys.len()));
+    for (qi, x) in queries.chunks_exact(q.dim()).enumerate() {
+        let (dist, ids) = found.row(qi);
+        let exact: Vec<f64> = ys.iter().map(|y| oracle(metric, x, y)).collect();
+        let tol = tolerance(metric, x);
+        for (r, (&d, &id)) in dist.iter().zip(ids).enumerate() {
+            assert!(
+                (f64::from(d) - exact[id]).abs() <= tol,
+                "dim {} query {qi} rank {r} id {id}: {d} vs {} (tolerance {tol})",
+                q.dim(),
+                exact[id]
+            );
+            if r > 0 {
+                let worse = match metric {
+                    Metric::L2 => d < dist[r - 1],
+                    _ => d > dist[r - 1],
+                };
+                assert!(!worse, "query {qi} rank {r}: {dist:?}");
+            }
+        }
+        let Some(&last) = ids.last() else { continue };
+        let bar = exact[last];
+        for (id, &e) in exact.iter().enumerate() {
+            if !ids.contains(&id) {
+                let beats = match metric {
+                    Metric::L2 => e < bar - 2.0 * tol,
+                    _ => e > bar + 2.0 * tol,
+                };
+                assert!(
+                    !beats,
+                    "query {qi}: vector {id} ({e}) left out, last kept {last} ({bar})"
+                );
+            }
+        }
+    }
+}
+
+/// The codes are unit mode's, byte for byte, with no scales; `decode`'s
+/// vectors have norm 1 and point where unit mode's do.
+#[test]
+fn codes_are_unit_modes_and_decoded_vectors_have_norm_1() {
+    let mut rng = SplitMix64(5);
+    for (dim, bits, rotate) in [
+        (8, 2, false),
+        (8, 4, false),
+        (3, 2, false),
+        (13, 2, true),
+        (50, 2, true),
+        (56, 4, true),
+        (384, 2, true),
+        (21, 4, true),
+    ] {
+        let q = quantizer(dim, bits, rotate, 3);
+        let unit = q.clone().with_scale(ScaleMode::Unit);
+        let x = unit_data(&mut rng, 200, dim);
+        let codes = q.encode(&x).unwrap();
+        assert_eq!(codes, unit.encode(&x).unwrap(), "{dim} {bits}");
+        assert!(codes.scales.is_empty());
+        let y = q.decode(&codes).unwrap();
+        let u = unit.decode(&codes).unwrap();
+        for (v, (a, b)) in y.chunks_exact(dim).zip(u.chunks_exact(dim)).enumerate() {
+            let norm = |w: &[f32]| {
+                w.iter()
+                    .map(|&c| f64::from(c) * f64::from(c))
+                    .sum::<f64>()
+                    .sqrt()
+            };
+            let na = norm(a);
+            assert!(
+                (na - 1.0).abs() < 1e-6,
+                "dim {dim} bits {bits} vector {v}: norm {na}"
+            );
+            // The same direction as unit mode's vector.
+            let nb = norm(b);
+            for (&ca, &cb) in a.iter().zip(b) {
+                assert!(
+                    (f64::from(ca) - f64::from(cb) / nb).abs() < 1e-6,
+                    "dim {dim} vector {v}"
+                );
+            }
+        }
+    }
+}
+
+/// Dimension 8 without rotation at 2 bits is `Gf8`'s 16-bit code's decode,
+/// bit for bit (the codeword divided by its norm in `f64`, rounded once).
+#[test]
+fn dimension_8_decodes_as_gf8_codes() {
+    let q = quantizer(8, 2, false, 0);
+    let codes: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
+    let y = q
+        .decode(&QuantCodes {
+            codes,
+            scales: Vec::new(),
+        })
+        .unwrap();
+    for (code, v) in (0..=u16::MAX).zip(y.chunks_exact(8)) {
+        let g = Gf8::from_code16(code);
+        assert_eq!(
+            g.as_array().map(f32::to_bits),
+            <[f32; 8]>::try_from(v).unwrap().map(f32::to_bits),
+            "{code:#06x}"
+        );
+    }
+}
+
+#[test]
+fn search_matches_the_f64_oracle() {
+    let mut rng = SplitMix64(33);
+    for (dim, bits, rotate) in [
+        (8, 2, false),
+        (3, 2, false),
+        (20, 2, true),
+        (50, 2, true),
+        (64, 2, true),
+        (8, 4, false),
+        (13, 4, true),
+        (96, 4, true),
+    ] {
+        let q = quantizer(dim, bits, rotate, 9);
+        let n = 250;
+        let codes = q.encode(&unit_data(&mut rng, n, dim)).unwrap();
+        let queries = query_data(&mut rng, 11, dim);
+        for metric in [Metric::L2, Metric::InnerProduct] {
+            for k in [1, 10, n + 3] {
+                let found = q.search(&codes, &queries, k, metric).unwrap();
+                check_against_oracle(&q, &codes, &queries, k, metric, &found);
+            }
+        }
+    }
+}
+
+/// With whole blocks the search measures `decode`'s (normalized) vectors;
+/// unit mode's search gives other distances on the same codes.
+#[test]
+fn with_whole_blocks_the_distances_are_to_the_decoded_vectors() {
+    let mut rng = SplitMix64(12);
+    for bits in [2, 4] {
+        let dim = 56;
+        let q = quantizer(dim, bits, true, 1);
+        let codes = q.encode(&unit_data(&mut rng, 150, dim)).unwrap();
+        let decoded = q.decode(&codes).unwrap();
+        let queries = unit_data(&mut rng, 4, dim);
+        for metric in [Metric::L2, Metric::InnerProduct] {
+            let found = q.search(&codes, &queries, 150, metric).unwrap();
+            let unit = q
+                .clone()
+                .with_scale(ScaleMode::Unit)
+                .search(&codes, &queries, 150, metric)
+                .unwrap();
+            assert_ne!(found.distances, unit.distances);
+            for (qi, x) in queries.chunks_exact(dim).enumerate() {
+                let (dist, ids) = found.row(qi);
+                for (&d, &id) in dist.iter().zip(ids) {
+                    let y: Vec<f64> = decoded[id * dim..(id + 1) * dim]
+                        .iter()
+                        .map(|&v| f64::from(v))
+                        .collect();
+                    let e = oracle(metric, x, &y);
+                    assert!(
+                        (f64::from(d) - e).abs() <= tolerance(metric, x),
+                        "{d} vs {e}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Runs `f` when the AVX2 kernel is built; a CPU without AVX2 is a
+/// missing precondition.
+fn with_avx2(f: impl FnOnce()) {
+    if !cfg!(all(feature = "simd", target_arch = "x86_64")) {
+        return;
+    }
+    if std::is_x86_feature_detected!("avx2") {
+        f();
+        return;
+    }
+    common::precondition(false, "an x86-64 CPU with AVX2 (the AVX2 search kernel)");
+}
+
+#[test]
+fn every_backend_gives_the_scalar_result_bit_for_bit() {
+    with_avx2(|| {
+        let mut rng = SplitMix64(17);
+        for (dim, bits) in [(8, 2), (13, 2), (96, 2), (8, 4), (40, 4)] {
+            let q = quantizer(dim, bits, dim > 8, 2);
+            let codes = q.encode(&unit_data(&mut rng, 300, dim)).unwrap();
+            // 1 to 15 queries: every group size (8, 4, 2, 1) and tail.
+            for count in [1, 2, 3, 5, 8, 15] {
+                let queries = query_data(&mut rng, count, dim);
+                for metric in [Metric::L2, Metric::InnerProduct] {
+                    let run = |b| {
+                        q.search_codes_with(b, &codes.codes, &codes.scales, &queries, 300, metric)
+                            .unwrap()
+                    };
+                    let (s, a) = (run(Backend::Scalar), run(Backend::Avx2Fma));
+                    assert_eq!(s.ids, a.ids, "{dim} {bits} {count} {metric:?}");
+                    let bits_of = |r: &SearchResult| {
+                        r.distances.iter().map(|d| d.to_bits()).collect::<Vec<_>>()
+                    };
+                    assert_eq!(bits_of(&s), bits_of(&a), "{dim} {bits} {count} {metric:?}");
+                }
+            }
+        }
+    });
+}
+
+/// With `parallel`, a search large enough to split gives the one-thread
+/// result (in the global pool, and in a pool of 3 threads).
+#[cfg(feature = "parallel")]
+#[test]
+fn all_threads_give_the_one_thread_result() {
+    use hydron_core::quant::SEARCH_PARALLEL_MIN_WORK;
+    let dim = 56;
+    let q = quantizer(dim, 2, true, 6);
+    let mut rng = SplitMix64(3);
+    let n = 20_000;
+    let codes = q.encode(&unit_data(&mut rng, n, dim)).unwrap();
+    let queries = unit_data(&mut rng, 20, dim);
+    assert!(n * 20 * q.blocks() >= 2 * SEARCH_PARALLEL_MIN_WORK);
+    let pool = |t| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .unwrap()
+    };
+    for metric in [Metric::L2, Metric::InnerProduct] {
+        for k in [1, 10, 3000] {
+            let serial = pool(1).install(|| q.search(&codes, &queries, k, metric).unwrap());
+            let global = q.search(&codes, &queries, k, metric).unwrap();
+            let three = pool(3).install(|| q.search(&codes, &queries, k, metric).unwrap());
+            assert_eq!(serial, global, "{metric:?} {k}");
+            assert_eq!(serial, three, "{metric:?} {k}");
+        }
+    }
+}
+
+/// Scales are refused in direction mode, as in unit mode.
+#[test]
+fn scales_are_refused() {
+    let q = quantizer(16, 2, true, 0);
+    let codes = q.encode(&[0.25; 32]).unwrap();
+    let err = q.search_codes(&codes.codes, &[1.0, 1.0], &[0.25; 16], 1, Metric::L2);
+    assert!(err.is_err());
+    assert!(q
+        .decode_into(&codes.codes, &[1.0, 1.0], &mut [0.0; 32])
+        .is_err());
+}
