@@ -1,25 +1,26 @@
 //! The E8P encoder on [`LANES`] blocks at once, in structure-of-arrays
 //! form: lane `l` of every array holds block `l`. It is `e8p`'s sorting
-//! shortcut (`best_by_sorting`) without the sort, and without a branch
-//! that depends on the data:
+//! shortcut (`best_by_sorting`) without a branch that depends on the data:
 //!
-//! - each coordinate's **rank** (how many coordinates have a larger
-//!   `t_i = |x_i − σ|`) from its 28 pairwise comparisons; the ranks are a
-//!   permutation exactly when the `t_i` are distinct (the ranks sum to 28);
-//! - the prefix sums of the sorted `t` as masked sums (`P_k = Σ t_i` over
-//!   the ranks below `k`), the sum and the minimum of `t`;
+//! - the `t_i = |x_i − σ|` sorted by a sorting network (19 comparators,
+//!   each a lane-wise max and min), so the largest `t`, the prefix sums of
+//!   the sorted `t`, their sum and their minimum, and whether two are equal,
+//!   come from a few lane-wise operations;
 //! - the seven D8 class values and the norm-12 bound of `best_by_sorting`
-//!   from those, and the best class.
+//!   from those, and the best class;
+//! - then, for each block, which coordinates hold the 5/2 and the 3/2 of
+//!   the best class: those whose `t` lies between two of the sorted values.
 //!
 //! A lane is handed back to the one-block encoder (`None` for its code)
 //! when anything the shortcut does not decide happens in it: tied or zero
 //! `t_i`, two classes with the best value (their patterns would have to be
-//! compared), the norm-12 bound above the best D8 value (the 29 norm-12
-//! patterns must be tried), a block outside the exact range. Otherwise
-//! every value is exact (the exact range, `e8p::in_exact_range`), so the
-//! order of the additions does not matter and the code is the one the
-//! one-block encoder returns, ties between the shifts included (shift 0
-//! unless shift 1 is strictly better).
+//! compared), a block outside the exact range. When the norm-12 bound is
+//! above the best D8 value, the norm-12 pattern on the five largest `t` is
+//! the best norm-12 codeword if it is one of the 29, and otherwise the 29
+//! are tried one by one. Every value is exact (the exact range,
+//! `e8p::in_exact_range`), so the order of the additions does not matter
+//! and the code is the one the one-block encoder returns, ties between the
+//! shifts included (shift 0 unless shift 1 is strictly better).
 //!
 //! The code is plain Rust over `[f64; LANES]` arrays, written so that the
 //! compiler turns each lane loop into vector instructions. `e8p` runs it as
@@ -51,6 +52,9 @@ fn splat(v: f64) -> F {
 struct Shift {
     /// The best D8 class value.
     best: F,
+    /// The norm-12 bound of `e8p::best_by_sorting`: the value of the five
+    /// largest `t` on the 3/2, whatever their arrangement.
+    bound: F,
     /// The best D8 class value plus `σ Σx`.
     total: F,
     /// The best class (index into [`CLASSES`]), as `f64`.
@@ -59,10 +63,73 @@ struct Shift {
     fallback: F,
     /// 1.0 where a norm-12 pattern may beat the best D8 class.
     norm12: F,
-    /// `rank[i][l]`: how many coordinates of block `l` have a larger `t`.
-    rank: [U; 8],
+    /// The `t` of each block in decreasing order.
+    sorted: [F; 8],
     /// Bit `i` set where `x_i − σ < 0`.
     negative: U,
+}
+
+/// The comparators of an optimal sorting network of 8 inputs (Knuth,
+/// TAOCP vol. 3, §5.3.4: 19 comparators in 6 rounds); each puts the larger
+/// value first. [`sort`] applies them in this order; a test checks it.
+#[cfg(test)]
+const NETWORK: [(usize, usize); 19] = [
+    (0, 2),
+    (1, 3),
+    (4, 6),
+    (5, 7),
+    (0, 4),
+    (1, 5),
+    (2, 6),
+    (3, 7),
+    (0, 1),
+    (2, 3),
+    (4, 5),
+    (6, 7),
+    (2, 4),
+    (3, 5),
+    (1, 4),
+    (3, 6),
+    (1, 2),
+    (3, 4),
+    (5, 6),
+];
+
+/// One comparator: the larger value of each lane to `a`, the smaller to `b`.
+#[inline(always)]
+fn compare_exchange(a: &mut F, b: &mut F) {
+    for l in 0..LANES {
+        let (x, y) = (a[l], b[l]);
+        a[l] = if x > y { x } else { y };
+        b[l] = if x > y { y } else { x };
+    }
+}
+
+/// `v` sorted in decreasing order, lane by lane: [`NETWORK`], written out
+/// so that every index is a constant (the values stay in registers).
+#[inline(always)]
+fn sort(v: [F; 8]) -> [F; 8] {
+    let [mut v0, mut v1, mut v2, mut v3, mut v4, mut v5, mut v6, mut v7] = v;
+    compare_exchange(&mut v0, &mut v2);
+    compare_exchange(&mut v1, &mut v3);
+    compare_exchange(&mut v4, &mut v6);
+    compare_exchange(&mut v5, &mut v7);
+    compare_exchange(&mut v0, &mut v4);
+    compare_exchange(&mut v1, &mut v5);
+    compare_exchange(&mut v2, &mut v6);
+    compare_exchange(&mut v3, &mut v7);
+    compare_exchange(&mut v0, &mut v1);
+    compare_exchange(&mut v2, &mut v3);
+    compare_exchange(&mut v4, &mut v5);
+    compare_exchange(&mut v6, &mut v7);
+    compare_exchange(&mut v2, &mut v4);
+    compare_exchange(&mut v3, &mut v5);
+    compare_exchange(&mut v1, &mut v4);
+    compare_exchange(&mut v3, &mut v6);
+    compare_exchange(&mut v1, &mut v2);
+    compare_exchange(&mut v3, &mut v4);
+    compare_exchange(&mut v5, &mut v6);
+    [v0, v1, v2, v3, v4, v5, v6, v7]
 }
 
 /// All ones when `c`, else zero.
@@ -93,49 +160,38 @@ fn shift(x: &[F; 8], sigma: f64, sum_x: &F) -> Shift {
             odd[l] ^= n;
         }
     }
-    let mut rank = [[0u64; LANES]; 8];
-    for i in 0..8 {
-        for j in i + 1..8 {
-            for l in 0..LANES {
-                rank[j][l] += u64::from(t[i][l] > t[j][l]);
-                rank[i][l] += u64::from(t[j][l] > t[i][l]);
-            }
-        }
-    }
-    let mut sum = splat(0.0);
-    let mut min = splat(f64::INFINITY);
-    let mut rank_sum = [0u64; LANES];
-    // prefix[k - 1] = Σ of the k largest t (k = 1..=5).
-    let mut prefix = [splat(0.0); 5];
-    for i in 0..8 {
+    let sorted = sort(t);
+    // prefix[k] = Σ of the k largest t (k = 0..=8); any tie among them.
+    let mut prefix = [splat(0.0); 9];
+    let mut tied = [0u64; LANES];
+    for k in 0..8 {
         for l in 0..LANES {
-            sum[l] += t[i][l];
-            min[l] = if t[i][l] < min[l] { t[i][l] } else { min[l] };
-            rank_sum[l] += rank[i][l];
-        }
-        for (k, p) in prefix.iter_mut().enumerate() {
-            for l in 0..LANES {
-                p[l] += select(mask(rank[i][l] <= k as u64), t[i][l]);
-            }
+            prefix[k + 1][l] = prefix[k][l] + sorted[k][l];
         }
     }
+    for k in 0..7 {
+        for l in 0..LANES {
+            tied[l] |= u64::from(sorted[k][l] == sorted[k + 1][l]);
+        }
+    }
+    let min = sorted[7];
     // `[wrong parity] · t_(8)` for patterns of even and odd Σ a_i.
     let mut loss = [splat(0.0); 2];
     let mut half = splat(0.0);
     for l in 0..LANES {
         loss[0][l] = select(mask(odd[l] == 1), min[l]);
         loss[1][l] = select(mask(odd[l] == 0), min[l]);
-        half[l] = 0.5 * sum[l];
+        half[l] = 0.5 * prefix[8][l];
     }
     let mut values = [splat(0.0); 7];
     let mut best = splat(f64::NEG_INFINITY);
     let mut class = splat(0.0);
     for (c, &(k3, k5)) in CLASSES.iter().enumerate() {
         for l in 0..LANES {
-            let p = |k: usize| if k == 0 { 0.0 } else { prefix[k - 1][l] };
-            let v = half[l] + 2.0 * (k5 as f64) * p(1) + (p(k5 + k3) - p(k5))
-                - (1 + k3 + 3 * k5) as f64
-                - loss[k3 & 1][l];
+            let v =
+                half[l] + 2.0 * (k5 as f64) * prefix[1][l] + (prefix[k5 + k3][l] - prefix[k5][l])
+                    - (1 + k3 + 3 * k5) as f64
+                    - loss[k3 & 1][l];
             values[c][l] = v;
             let better = v > best[l];
             class[l] = if better { c as f64 } else { class[l] };
@@ -150,16 +206,18 @@ fn shift(x: &[F; 8], sigma: f64, sum_x: &F) -> Shift {
     }
     let mut out = Shift {
         best,
+        bound: splat(0.0),
         total: splat(0.0),
         class,
         fallback: splat(0.0),
         norm12: splat(0.0),
-        rank,
+        sorted,
         negative,
     };
     for l in 0..LANES {
-        let bound = half[l] + prefix[4][l] - 6.0 - loss[1][l];
-        let undecided = (rank_sum[l] != 28) | (min[l] == 0.0) | (ties[l] != 1);
+        let bound = half[l] + prefix[5][l] - 6.0 - loss[1][l];
+        let undecided = (tied[l] != 0) | (min[l] == 0.0) | (ties[l] != 1);
+        out.bound[l] = bound;
         out.total[l] = best[l] + sigma * sum_x[l];
         out.fallback[l] = select(mask(undecided), 1.0);
         out.norm12[l] = select(mask(bound > best[l]), 1.0);
@@ -181,31 +239,91 @@ pub(crate) fn encode_lanes(blocks: &[[f32; 8]], in_range: &[bool; LANES]) -> [Op
             sum_x[l] += x[i][l];
         }
     }
-    let s0 = shift(&x, SHIFTS[0], &sum_x);
-    let s1 = shift(&x, SHIFTS[1], &sum_x);
+    let shifts = [shift(&x, SHIFTS[0], &sum_x), shift(&x, SHIFTS[1], &sum_x)];
     let mut out = [None; LANES];
     for l in 0..LANES {
-        if !in_range[l] || s0.fallback[l] != 0.0 || s1.fallback[l] != 0.0 {
+        if !in_range[l] || shifts[0].fallback[l] != 0.0 || shifts[1].fallback[l] != 0.0 {
             continue;
         }
-        let mut totals = [s0.total[l], s1.total[l]];
-        let mut norm12 = [None; 2];
-        for (k, s) in [&s0, &s1].into_iter().enumerate() {
-            if s.norm12[l] != 0.0 {
-                let (value, pattern) = best_norm12(&blocks[l], k, s.best[l]);
-                if let Some(p) = pattern {
-                    totals[k] = value + SHIFTS[k] * sum_x[l];
-                    norm12[k] = Some(p);
-                }
+        let mut totals = [shifts[0].total[l], shifts[1].total[l]];
+        // The norm-12 pattern of each shift that beats its best D8 class:
+        // found from the ranks, or by trying all 29.
+        let mut ranked12 = [None; 2];
+        let mut searched12 = [None; 2];
+        for (k, s) in shifts.iter().enumerate() {
+            if s.norm12[l] == 0.0 {
+                continue;
+            }
+            // The five largest t on the 3/2, when that arrangement is one
+            // of the 29, beat every other norm-12 pattern strictly
+            // (distinct t; a wrong parity costs each at least t_(8)), and
+            // reach the bound.
+            let t = lane_t(&blocks[l], k);
+            let top = PATTERN_INDEX[8][at_least(&t, s.sorted[4][l])];
+            if top != 0xFF {
+                totals[k] = s.bound[l] + SHIFTS[k] * sum_x[l];
+                ranked12[k] = Some(top);
+            } else if let (v, Some(p)) = best_norm12(&blocks[l], k, s.best[l]) {
+                totals[k] = v + SHIFTS[k] * sum_x[l];
+                searched12[k] = Some(p);
             }
         }
         let one = totals[1] > totals[0];
-        out[l] = Some(match norm12[usize::from(one)] {
-            Some(p) => finish_code(&blocks[l], usize::from(one), p),
-            None => code(one, if one { &s1 } else { &s0 }, l),
-        });
+        let k = usize::from(one);
+        if let Some(p) = searched12[k] {
+            out[l] = Some(finish_code(&blocks[l], k, p));
+            continue;
+        }
+        let s = &shifts[k];
+        let t = lane_t(&blocks[l], k);
+        let sorted = |r: usize| s.sorted[r][l];
+        let (pattern, odd) = match ranked12[k] {
+            Some(p) => (p, true),
+            None => {
+                let (k3, k5) = CLASSES[s.class[l] as usize];
+                // rank_below(r): the coordinates of the r largest t.
+                let rank_below = |r: usize| {
+                    if r == 0 {
+                        0
+                    } else {
+                        at_least(&t, sorted(r - 1))
+                    }
+                };
+                let five = if k5 == 1 {
+                    rank_below(1).trailing_zeros() as usize
+                } else {
+                    8
+                };
+                let threes = rank_below(k5 + k3) & !rank_below(k5);
+                (PATTERN_INDEX[five][threes], k3 & 1 == 1)
+            }
+        };
+        // The coordinate of rank 7, the unique cheapest to flip when the
+        // signs of `x − σ` have the wrong parity: its t is the smallest and
+        // its a_i ½; a 3/2 or 5/2 on a larger t costs more.
+        let last = !at_least(&t, sorted(6)) & 0xFF;
+        let negative = s.negative[l] as usize;
+        let wrong = (negative.count_ones() & 1 == 1) != odd;
+        let signs = if wrong { negative ^ last } else { negative };
+        out[l] = Some((u16::from(one) << 15) | (u16::from(pattern) << 7) | (signs & 0x7F) as u16);
     }
     out
+}
+
+/// `t_i = |x_i − σ|` of one block for shift `shift`, as the lanes hold it.
+#[inline(always)]
+fn lane_t(block: &[f32; 8], shift: usize) -> [f64; 8] {
+    block.map(|v| (f64::from(v) - SHIFTS[shift]).abs())
+}
+
+/// Bit `i` set where `t_i ≥ lower`.
+#[inline(always)]
+fn at_least(t: &[f64; 8], lower: f64) -> usize {
+    let mut m = 0;
+    for (i, &v) in t.iter().enumerate() {
+        m |= usize::from(v >= lower) << i;
+    }
+    m
 }
 
 /// The best norm-12 pattern of shift `shift` if one beats `d8` (the best
@@ -224,33 +342,47 @@ fn best_norm12(block: &[f32; 8], shift: usize, d8: f64) -> (f64, Option<usize>) 
     best
 }
 
-/// The code of lane `l` for its best class of shift `s`: the 5/2 on the
-/// coordinate of rank 0, the 3/2 on the next `k3`, the signs of `x − σ`
-/// with, when their parity is wrong, the coordinate of rank 7 (the unique
-/// cheapest, its `t` the smallest and its `a_i` ½) flipped.
-#[inline(always)]
-fn code(one: bool, s: &Shift, l: usize) -> u16 {
-    let (k3, k5) = CLASSES[s.class[l] as usize];
-    // by_rank[r]: the bit of the coordinate of rank r.
-    let mut by_rank = [0u32; 8];
-    for (i, r) in s.rank.iter().enumerate() {
-        by_rank[r[l] as usize] = 1 << i;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`sort`] is [`NETWORK`], comparator by comparator.
+    #[test]
+    fn sort_applies_the_network() {
+        let mut state = 3u64;
+        for _ in 0..1000 {
+            let v: [F; 8] = core::array::from_fn(|_| {
+                core::array::from_fn(|_| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    (state >> 60) as f64
+                })
+            });
+            let mut w = v;
+            for (a, b) in NETWORK {
+                let (mut x, mut y) = (w[a], w[b]);
+                compare_exchange(&mut x, &mut y);
+                (w[a], w[b]) = (x, y);
+            }
+            assert_eq!(sort(v), w);
+        }
     }
-    let five = if k5 == 1 {
-        by_rank[0].trailing_zeros() as usize
-    } else {
-        8
-    };
-    let threes = by_rank[k5..k5 + k3]
-        .iter()
-        .fold(0usize, |m, &b| m | b as usize);
-    let pattern = u16::from(PATTERN_INDEX[five][threes]);
-    let negative = s.negative[l] as u32;
-    let wrong = (negative.count_ones() & 1) as usize != k3 & 1;
-    let signs = if wrong {
-        negative ^ by_rank[7]
-    } else {
-        negative
-    };
-    (u16::from(one) << 15) | (pattern << 7) | (signs & 0x7F) as u16
+
+    /// The zero-one principle: a comparator network sorts every input if
+    /// it sorts the 256 inputs of zeros and ones.
+    #[test]
+    fn the_network_sorts() {
+        for bits in 0..256u32 {
+            let v: [F; 8] = core::array::from_fn(|i| splat(f64::from(bits >> i & 1)));
+            let mut sorted = v;
+            for (a, b) in NETWORK {
+                let (mut x, mut y) = (sorted[a], sorted[b]);
+                compare_exchange(&mut x, &mut y);
+                (sorted[a], sorted[b]) = (x, y);
+            }
+            let ones = bits.count_ones() as usize;
+            for (k, s) in sorted.iter().enumerate() {
+                assert_eq!(s[0], if k < ones { 1.0 } else { 0.0 }, "{bits:08b}");
+            }
+        }
+    }
 }
