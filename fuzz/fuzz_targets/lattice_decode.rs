@@ -38,8 +38,8 @@ fn check(c: &LatticeCodes, what: &str) {
             );
         }
     }
-    if p.scale() == quant::CodesScale::Direction {
-        let v = c.decode_gf8().expect("direction codes decode");
+    if p.is_gf8() {
+        let v = c.decode_gf8().expect("Gf8 codes decode");
         assert_eq!(v.len() as u64, c.count());
     }
 }

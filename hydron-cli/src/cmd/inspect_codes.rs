@@ -98,7 +98,7 @@ fn scale_text(scale: CodesScale) -> &'static str {
     match scale {
         CodesScale::PerVector => "per-vector (one float32 scale per vector)",
         CodesScale::Unit => "unit (no scale stored: vectors of norm 1)",
-        CodesScale::Direction => "direction (Gf8 codes: each decoded code normalized)",
+        CodesScale::Direction => "direction (no scale stored: each decoded vector normalized)",
         _ => "unknown",
     }
 }

@@ -202,16 +202,10 @@ pub fn decode(input: &[u8]) -> Result<LatticeCodes, CodecError> {
         )
     })?;
     let params = CodesParams::new(dim, bits, seed, rotation, scale).map_err(|e| match e {
-        // The field that is wrong: the dimension, the bits, or (a Gf8
-        // code of another dimension or with rotation) the scale mode.
+        // The field that is wrong: the dimension or the bits (every scale
+        // mode takes any dimension and rotation).
         CodecError::BadCodes { detail, .. } => {
-            let field = if dim == 0 {
-                16
-            } else if bits != 2 && bits != 4 {
-                21
-            } else {
-                22
-            };
+            let field = if dim == 0 { 16 } else { 21 };
             bad(at(field), None, detail)
         }
         e => e,
@@ -414,8 +408,13 @@ mod tests {
             92,
             "2 scales for 2 vectors in unit scale mode: expected 0",
         );
-        // direction with dim 12
-        check(&|b| b[86] = 2, 86, "direction codes");
+        // direction mode (dim 8 with rotation: no Gf8 codes, but any
+        // dimension and rotation is fine): no scales expected either
+        check(
+            &|b| b[86] = 2,
+            92,
+            "2 scales for 2 vectors in direction scale mode: expected 0",
+        );
         // a NaN scale: row 1, at its byte offset
         let mut b = bytes.clone();
         let n = b.len();
@@ -477,8 +476,11 @@ mod tests {
             ),
             "{err}"
         );
-        b[96..100].copy_from_slice(&(1u32 << 28).to_le_bytes());
-        assert!(decode(&b).unwrap_err().to_string().contains("gain bits"));
+        // Gain bits are no error: a Gf8 code's direction ignores them.
+        let gain = 0xB000_0000 | hydron_core::E8_ROOTS[2].code32();
+        b[96..100].copy_from_slice(&gain.to_le_bytes());
+        let back = decode(&b).unwrap();
+        assert_eq!(back.decode_gf8().unwrap(), c.decode_gf8().unwrap());
     }
 
     #[test]

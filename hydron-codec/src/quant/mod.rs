@@ -73,9 +73,12 @@ pub enum CodesScale {
     /// No scale is stored; vectors are taken to have norm 1
     /// ([`ScaleMode::Unit`]); byte 1.
     Unit,
-    /// No scale is stored; each decoded codeword is normalized to a unit
-    /// vector: [`Gf8`] codes (`hydron_core::gf8_codes`),
-    /// dimension 8, no rotation; byte 2.
+    /// No scale is stored; each decoded vector is normalized to norm 1
+    /// ([`ScaleMode::Direction`]: encoded as unit mode); byte 2. Any
+    /// dimension and rotation. The direction codes of dimension 8 without
+    /// rotation are [`Gf8`] codes (`hydron_core::gf8_codes`;
+    /// [`CodesParams::is_gf8`]): one block, whose decoded codeword
+    /// normalized is the `Gf8`.
     Direction,
 }
 
@@ -151,8 +154,8 @@ pub struct CodesParams {
 
 impl CodesParams {
     /// Parameters, checked: `dim ≥ 1`, `bits` 2 or 4 (bits per
-    /// coordinate: 16 or 32 bits per 8-dim block), and for
-    /// [`CodesScale::Direction`] dimension 8 without rotation.
+    /// coordinate: 16 or 32 bits per 8-dim block). Every scale mode takes
+    /// any dimension and rotation.
     ///
     /// # Errors
     /// [`CodecError::BadCodes`] saying which parameter is wrong.
@@ -190,13 +193,6 @@ impl CodesParams {
                 self.bits
             ));
         }
-        if self.scale == CodesScale::Direction && (self.dim != 8 || self.rotation) {
-            return Some(format!(
-                "direction codes (Gf8) have dimension 8 and no rotation, not dimension {}{}",
-                self.dim,
-                if self.rotation { " with rotation" } else { "" }
-            ));
-        }
         None
     }
 
@@ -226,6 +222,7 @@ impl CodesParams {
         let scale = match quantizer.scale_mode() {
             ScaleMode::PerVector => CodesScale::PerVector,
             ScaleMode::Unit => CodesScale::Unit,
+            ScaleMode::Direction => CodesScale::Direction,
             other => return Err(bad(format!("scale mode {other:?} cannot be stored"))),
         };
         CodesParams::new(
@@ -254,22 +251,48 @@ impl CodesParams {
         CodesParams::new(8, bits, 0, false, CodesScale::Direction)
     }
 
-    /// The quantizer these codes came from.
+    /// Whether these are [`Gf8`] codes: [`CodesScale::Direction`],
+    /// dimension 8, no rotation (the seed, which only draws a rotation,
+    /// does not matter). Their quantizer's decode and
+    /// [`LatticeCodes::decode_gf8`] give the same unit vectors (bit for bit
+    /// at 2 bits; at 4 bits `decode_gf8` normalizes the shell point, the
+    /// quantizer the point times its gain, which can differ in the last
+    /// bit).
+    ///
+    /// ```
+    /// use hydron_codec::quant::{CodesParams, CodesScale};
+    /// assert!(CodesParams::gf8(4)?.is_gf8());
+    /// assert!(CodesParams::new(8, 2, 5, false, CodesScale::Direction)?.is_gf8());
+    /// assert!(!CodesParams::new(8, 2, 5, true, CodesScale::Direction)?.is_gf8());
+    /// assert!(!CodesParams::new(56, 2, 0, true, CodesScale::Direction)?.is_gf8());
+    /// assert!(!CodesParams::new(8, 2, 0, false, CodesScale::Unit)?.is_gf8());
+    /// # Ok::<(), hydron_codec::CodecError>(())
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn is_gf8(&self) -> bool {
+        self.scale == CodesScale::Direction && self.dim == 8 && !self.rotation
+    }
+
+    /// The quantizer these codes came from (for [`Gf8`] codes, one in
+    /// [`ScaleMode::Direction`] that decodes them to their unit vectors).
     ///
     /// # Errors
-    /// [`QuantError`] when hydron-core cannot build it (a rate it lacks;
-    /// [`CodesScale::Direction`], which is `hydron_core::gf8_codes`'s,
-    /// is [`QuantError::UnsupportedBits`] with the bits of the block code:
-    /// 16 or 32).
+    /// [`QuantError`] when hydron-core cannot build it (a rate it lacks).
+    ///
+    /// ```
+    /// use hydron_codec::quant::LatticeCodes;
+    /// use hydron_core::{Gf8, E8_ROOTS};
+    /// let c = LatticeCodes::from_gf8(&E8_ROOTS, 2)?;
+    /// let y = c.params().quantizer()?.decode(c.codes())?;
+    /// assert_eq!(Gf8::slice_as_arrays(&c.decode_gf8()?).as_flattened(), &y[..]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn quantizer(&self) -> Result<LatticeQuantizer, QuantError> {
         let mode = match self.scale {
             CodesScale::PerVector => ScaleMode::PerVector,
             CodesScale::Unit => ScaleMode::Unit,
-            CodesScale::Direction => {
-                return Err(QuantError::UnsupportedBits {
-                    bits: 8 * u32::from(self.bits),
-                })
-            }
+            CodesScale::Direction => ScaleMode::Direction,
         };
         let q = LatticeQuantizer::new(self.dim as usize, u32::from(self.bits), self.seed)?;
         Ok(q.with_rotation(self.rotation).with_scale(mode))
@@ -415,20 +438,37 @@ impl LatticeCodes {
         })
     }
 
-    /// The unit vectors of [`CodesScale::Direction`] codes.
+    /// The unit vectors of [`Gf8`] codes ([`CodesParams::is_gf8`]). A
+    /// 32-bit code's gain bits (28–31) are ignored: [`Gf8::code32`] writes
+    /// them 0, a dimension-8 [`ScaleMode::Direction`] quantizer writes the
+    /// gain it found, and normalizing the one block removes any gain.
     ///
     /// # Errors
-    /// [`CodecError::BadCodes`] for codes of another scale mode.
+    /// [`CodecError::BadCodes`] for codes that are not `Gf8` codes.
+    ///
+    /// ```
+    /// use hydron_codec::quant::{CodesParams, CodesScale, LatticeCodes};
+    /// use hydron_core::quant::QuantCodes;
+    /// let p = CodesParams::new(16, 2, 0, false, CodesScale::Direction)?;
+    /// let c = LatticeCodes::new(p, QuantCodes { codes: vec![0; 4], scales: vec![] })?;
+    /// assert!(c.decode_gf8().is_err()); // 2 blocks: decode with the quantizer
+    /// # Ok::<(), hydron_codec::CodecError>(())
+    /// ```
     pub fn decode_gf8(&self) -> Result<Vec<Gf8>, CodecError> {
-        if self.params.scale != CodesScale::Direction {
+        if !self.params.is_gf8() {
             return Err(bad(
                 None,
                 None,
                 format!(
-                    "{} codes of dimension {} are not Gf8 codes (direction scale mode); decode them \
-                     with their quantizer",
+                    "{} codes of dimension {}{} are not Gf8 codes (direction scale mode, dimension \
+                     8, no rotation); decode them with their quantizer",
                     self.params.scale.name(),
-                    self.params.dim
+                    self.params.dim,
+                    if self.params.rotation {
+                        " with rotation"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -442,7 +482,8 @@ impl LatticeCodes {
             bytes
                 .chunks_exact(4)
                 .map(|b| {
-                    Gf8::from_code32(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    let code = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    Gf8::from_code32(code & ((1 << shell::SHAPE_BITS) - 1))
                         .expect("checked when the codes were made")
                 })
                 .collect()
@@ -495,52 +536,35 @@ pub(crate) struct BadCode {
     pub(crate) row: u64,
     pub(crate) block: usize,
     pub(crate) code: u32,
-    direction: bool,
 }
 
 impl BadCode {
     pub(crate) fn detail(&self) -> String {
-        if self.direction {
-            format!(
-                "block {}: 0x{:08x} is not a 32-bit Gf8 code (its gain bits 28-31 must be 0 and \
-                 its shape index below {})",
-                self.block,
-                self.code,
-                shell::SHAPES
-            )
-        } else {
-            format!(
-                "block {}: 0x{:08x} is not an E8 shell code (its shape index, bits 0-27, must \
-                 be below {})",
-                self.block,
-                self.code,
-                shell::SHAPES
-            )
-        }
+        format!(
+            "block {}: 0x{:08x} is not an E8 shell code (its shape index, bits 0-27, must be \
+             below {})",
+            self.block,
+            self.code,
+            shell::SHAPES
+        )
     }
 }
 
 /// The first block code that is not a code: 32-bit codes must name a
-/// shell point (and, for [`CodesScale::Direction`], have gain 0); every
-/// 16-bit value is an E8P code.
+/// shell point, in every scale mode (the gain bits of a [`Gf8`] code are
+/// read as any other's: [`LatticeCodes::decode_gf8`]); every 16-bit value
+/// is an E8P code.
 pub(crate) fn first_bad_code(params: &CodesParams, bytes: &[u8]) -> Option<BadCode> {
     if params.bits != 4 {
         return None;
     }
-    let direction = params.scale == CodesScale::Direction;
     let blocks = params.code_size() / 4;
     bytes.chunks_exact(4).enumerate().find_map(|(i, b)| {
         let code = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        let ok = if direction {
-            gf8_codes::first_invalid32(&[code]).is_none()
-        } else {
-            shell::is_valid(code)
-        };
-        (!ok).then_some(BadCode {
+        (!shell::is_valid(code)).then_some(BadCode {
             row: (i / blocks) as u64,
             block: i % blocks,
             code,
-            direction,
         })
     })
 }
