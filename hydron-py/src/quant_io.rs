@@ -74,7 +74,8 @@ fn form_of(path: &Path, format: Option<&str>) -> PyResult<Form> {
 }
 
 /// The stored form of a `hydron.LatticeCodes` object, read through its
-/// attributes (`codes`, `scales`, `dim`, `bits`, `seed`, `rotate`).
+/// attributes (`codes`, `scales`, `dim`, `bits`, `seed`, `rotate`,
+/// `scale`).
 fn stored(py: Python<'_>, codes: &Bound<'_, PyAny>) -> PyResult<LatticeCodes> {
     let class = py.import("hydron._hydron")?.getattr("LatticeCodes")?;
     if !codes.is_instance(&class)? {
@@ -89,10 +90,18 @@ fn stored(py: Python<'_>, codes: &Bound<'_, PyAny>) -> PyResult<LatticeCodes> {
         Err(_) => array.as_array().iter().copied().collect(),
     };
     let scales: Option<PyReadonlyArray1<'_, f32>> = codes.getattr("scales")?.extract()?;
-    let (scale, scales) = match scales {
-        Some(s) => (CodesScale::PerVector, s.as_array().to_vec()),
-        None => (CodesScale::Unit, Vec::new()),
+    let name: String = codes.getattr("scale")?.extract()?;
+    let scale = match name.as_str() {
+        "vector" => CodesScale::PerVector,
+        "unit" => CodesScale::Unit,
+        "direction" => CodesScale::Direction,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "codes.scale is {other:?}, not \"vector\", \"unit\" or \"direction\""
+            )))
+        }
     };
+    let scales = scales.map_or_else(Vec::new, |s| s.as_array().to_vec());
     let dim: usize = codes.getattr("dim")?.extract()?;
     let bits: u32 = codes.getattr("bits")?.extract()?;
     let dim = u32::try_from(dim)
@@ -216,9 +225,13 @@ pub fn is_lattice_codes(py: Python<'_>, path: PathBuf) -> bool {
 /// Returns
 /// -------
 /// LatticeCodes
-///     For a file of ``Gf8`` codes (``hydron quantize --bits 16|32``, scale
-///     mode ``direction``), which a quantizer does not read: their unit
-///     vectors, a new (N, 8) float32 array.
+///     With ``scale`` ``"vector"``, ``"unit"`` or ``"direction"`` as
+///     stored. For a file of ``Gf8`` codes (``hydron quantize --bits
+///     16|32``: scale mode ``direction``, dimension 8, rotation off, so
+///     also what ``LatticeQuantizer(8, ..., rotate=False,
+///     scale="direction")`` saves): their unit vectors, a new (N, 8) float32
+///     array, the same numbers as that quantizer's ``decode`` (bit for bit
+///     at 2 bits, to the last bit at 4).
 ///
 /// Raises
 /// ------
@@ -265,7 +278,7 @@ pub fn load_lattice_codes(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> 
     let p = *c.params();
     let n = usize::try_from(c.count()).expect("the codes are in memory");
     let QuantCodes { codes, scales } = c.into_codes();
-    if p.scale() == CodesScale::Direction {
+    if p.is_gf8() {
         // Gf8 codes: their unit vectors, as hydron.load gives vectors.
         let c = LatticeCodes::new(
             p,
@@ -297,5 +310,13 @@ pub fn load_lattice_codes(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> 
     kw.set_item("bits", p.bits())?;
     kw.set_item("seed", p.seed())?;
     kw.set_item("rotate", p.rotation())?;
+    kw.set_item(
+        "scale",
+        match p.scale() {
+            CodesScale::PerVector => "vector",
+            CodesScale::Unit => "unit",
+            _ => "direction",
+        },
+    )?;
     Ok(class.call((codes, scales), Some(&kw))?.unbind())
 }

@@ -92,6 +92,37 @@ def test_unit_mode_stores_no_scales() -> None:
     assert np.allclose(per_vector.scales, per_vector.scales[0], rtol=1e-5)
 
 
+@pytest.mark.parametrize("bits", [2, 4])
+def test_direction_mode_decodes_unit_vectors(bits: int) -> None:
+    x = gaussian(300, 50, seed=4)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    q = LatticeQuantizer(50, bits, seed=3, scale="direction")
+    assert repr(q) == (f'hydron.LatticeQuantizer(dim=50, bits={bits}, seed=3, rotate=True, '
+                       'scale="direction")')
+    codes = q.encode(x)
+    assert codes.scales is None and codes.scale == "direction"
+    unit = LatticeQuantizer(50, bits, seed=3, scale="unit")
+    u = unit.encode(x)
+    assert np.array_equal(codes.codes, u.codes)  # encoded as unit mode
+    y = q.decode(codes)
+    assert np.allclose(np.linalg.norm(y.astype(np.float64), axis=1), 1, atol=1e-6)
+    # unit mode's vectors, normalized
+    yu = unit.decode(u).astype(np.float64)
+    assert np.allclose(y, yu / np.linalg.norm(yu, axis=1, keepdims=True), atol=1e-6)
+    assert nmse(x, y) < (0.15 if bits == 2 else 0.02)
+
+
+@pytest.mark.parametrize("metric", ["l2", "ip"])
+@pytest.mark.parametrize("bits", [2, 4])
+def test_direction_search_equals_brute_force_over_decode(metric: Metric, bits: int) -> None:
+    # dim a multiple of 8: the search measures decode's (unit) vectors.
+    x = gaussian(2000, 56, seed=5)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    q = LatticeQuantizer(56, bits, seed=6, scale="direction")
+    codes = q.encode(x)
+    check_search(q, codes, gaussian(13, 56, seed=7), 10, metric)
+
+
 def test_inputs_are_converted_as_numpy_does() -> None:
     q = LatticeQuantizer(12, seed=2)
     x = gaussian(5, 12)
@@ -181,6 +212,23 @@ def test_codes_are_checked() -> None:
         q.decode(other)
     with pytest.raises(ValueError, match="other parameters"):
         q.search(other, gaussian(1, 16), 1)
+
+
+def test_codes_take_a_scale_mode() -> None:
+    q = LatticeQuantizer(24, seed=2, scale="direction")
+    c = q.encode(gaussian(10, 24))
+    again = LatticeCodes(c.codes, None, dim=24, seed=2, scale="direction")
+    assert (again.scale, again.scales) == ("direction", None)
+    assert np.array_equal(q.decode(again), q.decode(c))
+    # Without scale=, no scales means unit mode: another quantizer's codes.
+    with pytest.raises(ValueError, match="other parameters"):
+        q.decode(LatticeCodes(c.codes, None, dim=24, seed=2))
+    with pytest.raises(ValueError, match="stores no scales"):
+        LatticeCodes(c.codes, np.ones(10, np.float32), dim=24, seed=2, scale="direction")
+    with pytest.raises(ValueError, match="needs one scale per vector"):
+        LatticeCodes(c.codes, None, dim=24, seed=2, scale="vector")
+    with pytest.raises(ValueError, match="scale"):
+        LatticeCodes(c.codes, None, dim=24, scale="sideways")  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------- search

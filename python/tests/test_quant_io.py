@@ -218,7 +218,8 @@ def same(a, b):
 
 
 @pytest.mark.parametrize("name", ["c.fory", "c.parquet", "c.PQ", "c.bin"])
-@pytest.mark.parametrize("bits,scale", [(2, "vector"), (2, "unit"), (4, "vector"), (4, "unit")])
+@pytest.mark.parametrize("bits,scale", [(2, "vector"), (2, "unit"), (2, "direction"),
+                                        (4, "vector"), (4, "unit"), (4, "direction")])
 def test_save_and_load_round_trip(tmp_path, name, bits, scale):
     if name != "c.fory" and name != "c.bin" and "parquet" not in hydron.FEATURES:
         pytest.skip("a build without Parquet")
@@ -295,6 +296,28 @@ def test_gf8_codes_load_as_unit_vectors(tmp_path):
     nonzero = np.linalg.norm(v, axis=1) > 0  # (unit_vectors has a zero vector)
     cos = np.clip((u * v).sum(axis=1)[nonzero], -1, 1)
     assert np.arccos(cos).mean() < 0.1  # 32-bit codes: about 0.078 rad
+
+
+@pytest.mark.parametrize("bits", [2, 4])
+def test_direction_codes_of_dim_8_without_rotation_load_as_gf8_vectors(tmp_path, bits):
+    # Those are Gf8 codes (docs/format.md 7.3): hydron.load gives their unit
+    # vectors, what the quantizer decodes; any other direction codes load as
+    # LatticeCodes.
+    q, c = quantized(dim=8, bits=bits, scale="direction", rotate=False)
+    hydron.save(tmp_path / "g.fory", c)
+    u = hydron.load(tmp_path / "g.fory")
+    assert isinstance(u, np.ndarray) and u.shape == (30, 8)
+    if bits == 2:
+        assert (u == q.decode(c)).all()
+    else:
+        assert np.allclose(u, q.decode(c), atol=1e-6)
+    q, c = quantized(dim=8, bits=bits, scale="direction", rotate=True)
+    hydron.save(tmp_path / "r.fory", c)
+    back = hydron.load(tmp_path / "r.fory")
+    assert isinstance(back, hydron.LatticeCodes)
+    same(back, c)
+    m = sp["make_fory"]().deserialize((tmp_path / "r.fory").read_bytes())
+    assert (m.dim, m.rotation, m.scale_mode) == (8, True, 2)
 
 
 def test_hydron_load_reads_parquet_that_pyarrow_writes(tmp_path):
