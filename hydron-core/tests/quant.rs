@@ -309,6 +309,35 @@ fn avx2_equals_brute_force_on_ties() {
     });
 }
 
+/// Blocks the batch kernel decides with a coordinate exactly on a shift
+/// (`x_i = ±1/4`, so `|x_i − σ| = 0` and its sign is free), and blocks at
+/// the quantizer's scale whose best codeword is a norm-12 pattern or a
+/// close call between the shifts: every backend gives the oracle's code.
+#[test]
+fn batch_kernel_equals_brute_force_on_zero_distances_and_norm_12() {
+    let mut rng = SplitMix64(404);
+    let blocks: Vec<[f32; 8]> = (0..6000)
+        .map(|k| {
+            let mut b = rng.gaussian8().map(|v| v * [1.04, 1.5, 0.6][k % 3]);
+            if k % 2 == 0 {
+                b[(rng.next_u64() % 8) as usize] = if k % 4 == 0 { 0.25 } else { -0.25 };
+            }
+            b
+        })
+        .collect();
+    {
+        use rayon::prelude::*;
+        blocks.par_chunks(500).for_each(check_against_brute_force);
+    }
+    with_avx2(|| {
+        let mut codes = vec![0u16; blocks.len()];
+        e8p::encode_into_with(Backend::Avx2Fma, &blocks, &mut codes).unwrap();
+        let mut scalar = vec![0u16; blocks.len()];
+        e8p::encode_into_with(Backend::Scalar, &blocks, &mut scalar).unwrap();
+        assert_eq!(codes, scalar);
+    });
+}
+
 // ------------------------------------------------------------- codebook
 
 #[test]

@@ -12,9 +12,12 @@
 //!   the best class: those whose `t` lies between two of the sorted values.
 //!
 //! A lane is handed back to the one-block encoder (`None` for its code)
-//! when anything the shortcut does not decide happens in it: tied or zero
-//! `t_i`, two classes with the best value (their patterns would have to be
-//! compared), a block outside the exact range. When the norm-12 bound is
+//! when anything the shortcut does not decide happens in it: tied `t_i`,
+//! two classes with the best value (their patterns would have to be
+//! compared), a block outside the exact range. (One zero `t_i` is decided
+//! here: it has rank 7 and a ½, its sign is free, and flipping it, the
+//! only free change of parity, sets its bit, or none for coordinate 7,
+//! which is what `e8p::lowest_signs` does.) When the norm-12 bound is
 //! above the best D8 value, the norm-12 pattern on the five largest `t` is
 //! the best norm-12 codeword if it is one of the 29, and otherwise the 29
 //! are tried one by one. Every value is exact (the exact range,
@@ -216,7 +219,7 @@ fn shift(x: &[F; 8], sigma: f64, sum_x: &F) -> Shift {
     };
     for l in 0..LANES {
         let bound = half[l] + prefix[5][l] - 6.0 - loss[1][l];
-        let undecided = (tied[l] != 0) | (min[l] == 0.0) | (ties[l] != 1);
+        let undecided = (tied[l] != 0) | (ties[l] != 1);
         out.bound[l] = bound;
         out.total[l] = best[l] + sigma * sum_x[l];
         out.fallback[l] = select(mask(undecided), 1.0);
