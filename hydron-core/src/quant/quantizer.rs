@@ -67,12 +67,12 @@ pub enum ScaleMode {
 /// Codes of a batch: [`code_size`](LatticeQuantizer::code_size) bytes per
 /// vector (each 8-dim block's 16-bit E8P code, or at 4 bits its 32-bit
 /// [`shell`] code, little-endian, blocks in order), and one scale per vector ([`ScaleMode::PerVector`]) or none
-/// ([`ScaleMode::Unit`]).
+/// ([`ScaleMode::Unit`], [`ScaleMode::Direction`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QuantCodes {
     /// The codes, vector after vector.
     pub codes: Vec<u8>,
-    /// One scale per vector, or empty in unit mode.
+    /// One scale per vector, or empty in unit and direction modes.
     pub scales: Vec<f32>,
 }
 
@@ -280,7 +280,7 @@ impl LatticeQuantizer {
 
     /// [`encode`](Self::encode) into buffers the caller provides: `codes`
     /// of `n · code_size` bytes and `scales` of `n` (per-vector scale) or 0
-    /// (unit mode) numbers.
+    /// (unit and direction modes) numbers.
     ///
     /// # Errors
     /// As [`encode`](Self::encode); the output past the bad vector is
