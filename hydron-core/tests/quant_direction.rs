@@ -288,16 +288,19 @@ fn with_whole_blocks_the_distances_are_to_the_decoded_vectors() {
 }
 
 /// Runs `f` when the AVX2 kernel is built; a CPU without AVX2 is a
-/// missing precondition.
+/// missing precondition. (Under `cfg`, not `cfg!`: the detection macro
+/// does not compile for other targets, such as wasm32.)
 fn with_avx2(f: impl FnOnce()) {
-    if !cfg!(all(feature = "simd", target_arch = "x86_64")) {
-        return;
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            f();
+            return;
+        }
+        common::precondition(false, "an x86-64 CPU with AVX2 (the AVX2 search kernel)");
     }
-    if std::is_x86_feature_detected!("avx2") {
-        f();
-        return;
-    }
-    common::precondition(false, "an x86-64 CPU with AVX2 (the AVX2 search kernel)");
+    #[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
+    drop(f);
 }
 
 #[test]
@@ -328,8 +331,9 @@ fn every_backend_gives_the_scalar_result_bit_for_bit() {
 }
 
 /// With `parallel`, a search large enough to split gives the one-thread
-/// result (in the global pool, and in a pool of 3 threads).
-#[cfg(feature = "parallel")]
+/// result (in the global pool, and in a pool of 3 threads; wasm32 has no
+/// threads).
+#[cfg(all(feature = "parallel", not(target_family = "wasm")))]
 #[test]
 fn all_threads_give_the_one_thread_result() {
     use hydron_core::quant::SEARCH_PARALLEL_MIN_WORK;
@@ -367,4 +371,32 @@ fn scales_are_refused() {
     assert!(q
         .decode_into(&codes.codes, &[1.0, 1.0], &mut [0.0; 32])
         .is_err());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+
+    /// Any dimension, rotation, rate, metric and k: the oracle's answer,
+    /// and decoded vectors of norm 1.
+    #[test]
+    fn search_and_decode_for_any_parameters(
+        dim in 1usize..70,
+        rotate in proptest::prelude::any::<bool>(),
+        four in proptest::prelude::any::<bool>(),
+        ip in proptest::prelude::any::<bool>(),
+        k in 1usize..30,
+        salt in proptest::prelude::any::<u64>(),
+    ) {
+        let q = quantizer(dim, if four { 4 } else { 2 }, rotate, salt);
+        let mut rng = SplitMix64(salt);
+        let codes = q.encode(&unit_data(&mut rng, 50, dim)).unwrap();
+        let queries = query_data(&mut rng, 3, dim);
+        let metric = if ip { Metric::InnerProduct } else { Metric::L2 };
+        let found = q.search(&codes, &queries, k, metric).unwrap();
+        check_against_oracle(&q, &codes, &queries, k, metric, &found);
+        for v in q.decode(&codes).unwrap().chunks_exact(dim) {
+            let norm = v.iter().map(|&c| f64::from(c) * f64::from(c)).sum::<f64>().sqrt();
+            proptest::prop_assert!((norm - 1.0).abs() < 1e-6, "norm {}", norm);
+        }
+    }
 }
