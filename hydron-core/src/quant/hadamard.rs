@@ -143,28 +143,163 @@ impl Rotation {
 }
 
 /// The orthonormal Walsh–Hadamard transform `H_n / √n` of a slice whose
-/// length `n` is a power of two, in place: `log2 n` rounds of butterflies.
+/// length `n` is a power of two, in place: `log2 n` rounds of butterflies
+/// (`(a, b) → (a + b, a − b)` on the pairs `h` apart, `h = 1, 2, 4, …`),
+/// then every coordinate times `1/√n`.
 ///
-/// The first two rounds (`h` = 1 and 2) are taken together on each group of
-/// four, the others on whole halves of contiguous blocks; every round's
-/// sums and differences are the same operations on the same values as
-/// round by round, so the result is the same to the bit.
+/// Several rounds are taken in one pass over the slice: the rounds `h = 1`
+/// and 2 on each group of four, then three rounds at a time on the eight
+/// values `h` apart ([`rounds3`]), then two or one; the last pass also
+/// scales. Every round's sums and differences are the same operations on
+/// the same values as round by round, and the scaling the same product,
+/// so the result is the same to the bit.
 #[inline(always)]
 fn hadamard(v: &mut [f64]) {
     let n = v.len();
     debug_assert!(n.is_power_of_two());
-    let mut h = 1;
-    if n >= 4 {
-        for q in v.chunks_exact_mut(4) {
-            let (s0, d0) = (q[0] + q[1], q[0] - q[1]);
-            let (s1, d1) = (q[2] + q[3], q[2] - q[3]);
-            q[0] = s0 + s1;
-            q[1] = d0 + d1;
-            q[2] = s0 - s1;
-            q[3] = d0 - d1;
+    let norm = 1.0 / (n as f64).sqrt();
+    if n < 4 {
+        if n == 2 {
+            let (a, b) = (v[0], v[1]);
+            v[0] = (a + b) * norm;
+            v[1] = (a - b) * norm;
         }
-        h = 4;
+        return;
     }
+    if n == 4 {
+        let q = [v[0], v[1], v[2], v[3]];
+        let (s0, d0) = (q[0] + q[1], q[0] - q[1]);
+        let (s1, d1) = (q[2] + q[3], q[2] - q[3]);
+        v.copy_from_slice(&[
+            (s0 + s1) * norm,
+            (d0 + d1) * norm,
+            (s0 - s1) * norm,
+            (d0 - d1) * norm,
+        ]);
+        return;
+    }
+    for q in v.chunks_exact_mut(4) {
+        let (s0, d0) = (q[0] + q[1], q[0] - q[1]);
+        let (s1, d1) = (q[2] + q[3], q[2] - q[3]);
+        q[0] = s0 + s1;
+        q[1] = d0 + d1;
+        q[2] = s0 - s1;
+        q[3] = d0 - d1;
+    }
+    let mut h = 4;
+    while h < n {
+        let rounds = if 8 * h <= n {
+            3
+        } else if 4 * h <= n {
+            2
+        } else {
+            1
+        };
+        let last = h << rounds == n;
+        match (rounds, last) {
+            (3, false) => rounds3::<false>(v, h, norm),
+            (3, true) => rounds3::<true>(v, h, norm),
+            (2, false) => rounds2::<false>(v, h, norm),
+            (2, true) => rounds2::<true>(v, h, norm),
+            (_, false) => rounds1::<false>(v, h, norm),
+            (_, true) => rounds1::<true>(v, h, norm),
+        }
+        h <<= rounds;
+    }
+}
+
+/// The butterfly rounds `h`, `2h` and `4h` on each block of `8h` values:
+/// for each `j < h`, the eight values `j + k h` (`k < 8`) in registers.
+/// `SCALE`: times `norm` at the end (the last pass).
+#[inline(always)]
+fn rounds3<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
+    for block in v.chunks_exact_mut(8 * h) {
+        let (p0, rest) = block.split_at_mut(h);
+        let (p1, rest) = rest.split_at_mut(h);
+        let (p2, rest) = rest.split_at_mut(h);
+        let (p3, rest) = rest.split_at_mut(h);
+        let (p4, rest) = rest.split_at_mut(h);
+        let (p5, rest) = rest.split_at_mut(h);
+        let (p6, p7) = rest.split_at_mut(h);
+        for j in 0..h {
+            let x = [p0[j], p1[j], p2[j], p3[j], p4[j], p5[j], p6[j], p7[j]];
+            let a = [
+                x[0] + x[1],
+                x[0] - x[1],
+                x[2] + x[3],
+                x[2] - x[3],
+                x[4] + x[5],
+                x[4] - x[5],
+                x[6] + x[7],
+                x[6] - x[7],
+            ];
+            let b = [
+                a[0] + a[2],
+                a[1] + a[3],
+                a[0] - a[2],
+                a[1] - a[3],
+                a[4] + a[6],
+                a[5] + a[7],
+                a[4] - a[6],
+                a[5] - a[7],
+            ];
+            let mut c = [
+                b[0] + b[4],
+                b[1] + b[5],
+                b[2] + b[6],
+                b[3] + b[7],
+                b[0] - b[4],
+                b[1] - b[5],
+                b[2] - b[6],
+                b[3] - b[7],
+            ];
+            if SCALE {
+                c = c.map(|e| e * norm);
+            }
+            (p0[j], p1[j], p2[j], p3[j]) = (c[0], c[1], c[2], c[3]);
+            (p4[j], p5[j], p6[j], p7[j]) = (c[4], c[5], c[6], c[7]);
+        }
+    }
+}
+
+/// The rounds `h` and `2h` on each block of `4h` values, as [`rounds3`].
+#[inline(always)]
+fn rounds2<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
+    for block in v.chunks_exact_mut(4 * h) {
+        let (p0, rest) = block.split_at_mut(h);
+        let (p1, rest) = rest.split_at_mut(h);
+        let (p2, p3) = rest.split_at_mut(h);
+        for j in 0..h {
+            let x = [p0[j], p1[j], p2[j], p3[j]];
+            let a = [x[0] + x[1], x[0] - x[1], x[2] + x[3], x[2] - x[3]];
+            let mut b = [a[0] + a[2], a[1] + a[3], a[0] - a[2], a[1] - a[3]];
+            if SCALE {
+                b = b.map(|e| e * norm);
+            }
+            (p0[j], p1[j], p2[j], p3[j]) = (b[0], b[1], b[2], b[3]);
+        }
+    }
+}
+
+/// The round `h` on each block of `2h` values, as [`rounds3`].
+#[inline(always)]
+fn rounds1<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
+    for block in v.chunks_exact_mut(2 * h) {
+        let (lo, hi) = block.split_at_mut(h);
+        for (a, b) in lo.iter_mut().zip(hi.iter_mut()) {
+            let (x, y) = (*a, *b);
+            let (s, d) = (x + y, x - y);
+            (*a, *b) = if SCALE { (s * norm, d * norm) } else { (s, d) };
+        }
+    }
+}
+
+/// [`hadamard`] round by round, as the definition reads: the reference
+/// the tests hold the fused passes to.
+#[cfg(test)]
+fn hadamard_reference(v: &mut [f64]) {
+    let n = v.len();
+    let mut h = 1;
     while h < n {
         for block in v.chunks_exact_mut(2 * h) {
             let (lo, hi) = block.split_at_mut(h);
@@ -193,6 +328,31 @@ mod tests {
         assert_eq!(v, [0.5; 4]);
         hadamard(&mut v);
         assert_eq!(v, [1.0, 0.0, 0.0, 0.0]);
+    }
+
+    /// The fused passes give the round-by-round transform's bits, at
+    /// every size a rotation uses.
+    #[test]
+    fn fused_passes_equal_the_reference() {
+        let mut state = 11u64;
+        for log in 0..=10 {
+            let n = 1usize << log;
+            for _ in 0..20 {
+                let x: Vec<f64> = (0..n)
+                    .map(|_| {
+                        state = state
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+                    })
+                    .collect();
+                let (mut a, mut b) = (x.clone(), x);
+                hadamard(&mut a);
+                hadamard_reference(&mut b);
+                let bits = |v: &[f64]| v.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&a), bits(&b), "n = {n}");
+            }
+        }
     }
 
     #[test]
