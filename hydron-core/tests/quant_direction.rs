@@ -287,25 +287,10 @@ fn with_whole_blocks_the_distances_are_to_the_decoded_vectors() {
     }
 }
 
-/// Runs `f` when the AVX2 kernel is built; a CPU without AVX2 is a
-/// missing precondition. (Under `cfg`, not `cfg!`: the detection macro
-/// does not compile for other targets, such as wasm32.)
-fn with_avx2(f: impl FnOnce()) {
-    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-    {
-        if std::is_x86_feature_detected!("avx2") {
-            f();
-            return;
-        }
-        common::precondition(false, "an x86-64 CPU with AVX2 (the AVX2 search kernel)");
-    }
-    #[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
-    drop(f);
-}
 
 #[test]
 fn every_backend_gives_the_scalar_result_bit_for_bit() {
-    with_avx2(|| {
+    common::with_avx2("the AVX2 search kernel", || {
         let mut rng = SplitMix64(17);
         for (dim, bits) in [(8, 2), (13, 2), (96, 2), (8, 4), (40, 4)] {
             let q = quantizer(dim, bits, dim > 8, 2);

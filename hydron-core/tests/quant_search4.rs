@@ -168,22 +168,10 @@ fn each_vector_finds_itself() {
     }
 }
 
-/// Runs `f` when the AVX2 kernel is built; a CPU without AVX2 is a
-/// missing precondition.
-fn with_avx2(f: impl FnOnce()) {
-    if !cfg!(all(feature = "simd", target_arch = "x86_64")) {
-        return;
-    }
-    if std::is_x86_feature_detected!("avx2") {
-        f();
-        return;
-    }
-    common::precondition(false, "an x86-64 CPU with AVX2 (the AVX2 search kernel)");
-}
 
 #[test]
 fn every_backend_gives_the_scalar_result_bit_for_bit() {
-    with_avx2(|| {
+    common::with_avx2("the AVX2 search kernel", || {
         let mut rng = SplitMix64(46);
         for (dim, mode) in [
             (8, ScaleMode::PerVector),

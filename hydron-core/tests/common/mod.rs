@@ -92,3 +92,20 @@ pub fn backends() -> Vec<hydron_core::batch::Backend> {
     }
     all
 }
+
+/// Runs `f` when the build has hydron's AVX2 kernels (`simd` on x86-64) and
+/// the CPU has AVX2; a CPU without AVX2 is then a missing precondition.
+/// Other builds and targets (wasm32) skip `f`. (Under `cfg`, not `cfg!`:
+/// the detection macro does not compile for other targets.)
+pub fn with_avx2(what: &str, f: impl FnOnce()) {
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            f();
+            return;
+        }
+        precondition(false, &format!("an x86-64 CPU with AVX2 ({what})"));
+    }
+    #[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
+    drop((what, f));
+}
