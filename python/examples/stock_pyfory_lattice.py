@@ -20,7 +20,7 @@ class LatticeCodes:
     bits: pyfory.UInt8 = 0  # per coordinate: 2 (16-bit block codes) or 4 (32-bit)
     seed: pyfory.FixedUInt64 = 0
     rotation: bool = False
-    scale_mode: pyfory.UInt8 = 0  # 0 per-vector, 1 unit, 2 direction (Gf8 codes)
+    scale_mode: pyfory.UInt8 = 0  # 0 per-vector, 1 unit, 2 direction (decoded to norm 1)
     count: pyfory.FixedUInt64 = 0
     codes: pyfory.NDArray[pyfory.UInt8] = None  # count * code_size bytes
     scales: pyfory.NDArray[pyfory.Float32] = None  # count scales (per-vector), else empty
