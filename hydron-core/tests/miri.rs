@@ -229,16 +229,20 @@ fn dispatching_kernels_on_small_batches() {
 
 #[test]
 fn sphere_kernels_on_small_batches() {
-    // The sphere kernels (geodesic distances, slerp) of every backend: a
-    // group of four and a tail of two, each operand per row and one for
-    // all, against the scalar backend (in the AVX2 build, its loads,
-    // transposes and `f64` lanes, one call each through the token).
-    let a = batch::normalize(&(0..6).map(|i| unit(5 * i)).collect::<Vec<_>>()).unwrap();
-    let b = batch::normalize(&(0..6).map(|i| unit(7 * i + 1)).collect::<Vec<_>>()).unwrap();
-    let ts = [0.0, 0.25, 0.5, 0.75, 1.0, 0.1];
-    let mut want_d = [0.0f32; 6];
+    // The sphere kernels (geodesic distances, slerp) of every backend:
+    // geodesic distances in a group of eight and a tail of two, slerp in
+    // two groups of four and a tail of two, each operand per row and one
+    // for all, against the scalar backend (in the AVX2 build, its loads,
+    // transposes and `f32` and `f64` lanes, one call each through the
+    // token).
+    let a = batch::normalize(&(0..10).map(|i| unit(5 * i)).collect::<Vec<_>>()).unwrap();
+    let b = batch::normalize(&(0..10).map(|i| unit(7 * i + 1)).collect::<Vec<_>>()).unwrap();
+    let ts = [0.0, 0.25, 0.5, 0.75, 1.0, 0.1, 0.3, 0.6, 0.9, 0.45];
+    let mut want_d = [0.0f32; 10];
     Backend::Scalar.geodesic_distances_into(PerRow::Each(&a), PerRow::All(b[0]), &mut want_d);
-    let mut want_v = [Gf8::ZERO; 6];
+    let mut want_e = [0.0f32; 10];
+    Backend::Scalar.geodesic_distances_into(PerRow::Each(&a), PerRow::Each(&b), &mut want_e);
+    let mut want_v = [Gf8::ZERO; 10];
     Backend::Scalar.slerp_into(
         PerRow::Each(&a),
         PerRow::Each(&b),
@@ -246,10 +250,12 @@ fn sphere_kernels_on_small_batches() {
         &mut want_v,
     );
     for backend in Backend::ALL {
-        let mut d = [f32::NAN; 6];
+        let mut d = [f32::NAN; 10];
         backend.geodesic_distances_into(PerRow::Each(&a), PerRow::All(b[0]), &mut d);
         assert_eq!(d, want_d, "{backend:?}");
-        let mut v = [Gf8::ZERO; 6];
+        backend.geodesic_distances_into(PerRow::Each(&a), PerRow::Each(&b), &mut d);
+        assert_eq!(d, want_e, "{backend:?}");
+        let mut v = [Gf8::ZERO; 10];
         backend.slerp_into(
             PerRow::Each(&a),
             PerRow::Each(&b),

@@ -242,7 +242,11 @@ def test_sphere_kernels_in_bulk_and_broadcast():
     assert d.dtype == np.float32 and d.shape == (n,)
     want = _stable_angles(a, b)
     ulp = np.spacing(want.astype(np.float32)).astype(np.float64)
-    assert (np.abs(d - want) <= ulp).all()
+    # float32 arithmetic more than about 1e-3 rad from 0 and π (within 5
+    # ulp), float64 closer (1 ulp).
+    narrow = (want > 9e-4) & (want < np.pi - 9e-4)
+    assert (np.abs(d - want) <= np.where(narrow, 5, 1) * ulp).all()
+    assert np.abs(d - want).mean() <= ulp.mean()
     assert (d[:100] == 0).all() and (d[100:200] == np.float32(np.pi)).all()
     q = a[7]
     one = hydron.geodesic_distance(q, b)

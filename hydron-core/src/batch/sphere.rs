@@ -2,7 +2,8 @@
 //! operand one value for every row or one per row ([`PerRow`]).
 //!
 //! The arithmetic is in `simd/sphere.rs`, written once for every backend
-//! (`f64` lanes from the `f32` inputs, a polynomial `atan`, `sin` and `cos`,
+//! (`f32` lanes for most geodesic distances, `f64` lanes from the `f32`
+//! inputs for the rest and for slerp, a polynomial `atan`, `sin` and `cos`,
 //! no FMA), so every [`Backend`] gives the same bits; see
 //! [`geodesic_distances_into`] and [`slerp_into`] for how the results
 //! relate to the per-vector methods.
@@ -133,9 +134,24 @@ impl Backend {
         self.geodesic_rows(a, b, out);
     }
 
-    /// The geodesic kernel of this backend, lengths checked.
+    /// The geodesic kernel of this backend, lengths checked. (A vector
+    /// built unchecked that fails `Gf8::check` leaves its row, and those
+    /// after it, unspecified.)
     #[inline]
     fn geodesic_rows(self, a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
+        let _all_valid = self.geodesic_checked_rows(as_rows(a), as_rows(b), out);
+    }
+
+    /// The geodesic kernel of this backend on rows it checks as it goes,
+    /// lengths checked: `false` if a row fails `Gf8::check` (`out` is then
+    /// unspecified).
+    #[inline]
+    fn geodesic_checked_rows(
+        self,
+        a: PerRow<'_, [f32; 8]>,
+        b: PerRow<'_, [f32; 8]>,
+        out: &mut [f32],
+    ) -> bool {
         match self.kernels() {
             Kernels::Scalar => crate::simd::sphere::geodesic_distances_from(a, b, out),
             #[cfg(feature = "simd")]
@@ -204,16 +220,16 @@ impl Backend {
 /// [`PerRow::Each`], one vector against many when one is [`PerRow::All`].
 ///
 /// The semantics are those of [`Gf8::geodesic_distance`]: the stable
-/// `2·atan2(‖â − b̂‖, ‖â + b̂‖)` of the rescaled unit vectors, computed in
-/// `f64` and rounded once; π/2 between [`Gf8::ZERO`] and a unit vector, 0
-/// between two zeros, exactly 0 for equal vectors. Pairs more than 0.0141
-/// rad from 0 and π take a faster form, `acos` of the cosine (which is
-/// exact enough there: within about 5e-16 / sin θ rad), with polynomial
-/// `1/sqrt` and `asin`; the others the stable form with a polynomial
-/// `atan` (both polynomials within 2 ulp of `f64` of libm's). Each result
-/// is within 1 ulp of `f32` of [`Gf8::geodesic_distance`], and equal to it
-/// but for values within about 1e-13 (relative) of an `f32` rounding
-/// boundary; every backend gives the same bits.
+/// `2·atan2(‖â − b̂‖, ‖â + b̂‖)` of the rescaled unit vectors; π/2 between
+/// [`Gf8::ZERO`] and a unit vector, 0 between two zeros, exactly 0 for
+/// equal vectors. Pairs more than about 1e-3 rad from 0 and π are computed
+/// in `f32` (eight pairs to an AVX2 register, the lengths matched to first
+/// order, a polynomial `atan`): within 5 ulp of `f32` of the exact angle
+/// (4.4 at worst, 0.5 on average, over the sweeps of the tests). The others
+/// are computed in `f64` and rounded once: within 1 ulp of `f32` of
+/// [`Gf8::geodesic_distance`] (equal to it but for values within about
+/// 1e-13, relative, of an `f32` rounding boundary). Every backend gives
+/// the same bits.
 ///
 /// With the `parallel` feature, from
 /// `parallel::GEODESIC_MIN_VECTORS` rows on, the rows
@@ -403,18 +419,17 @@ pub struct OperandError {
     pub error: crate::BatchError,
 }
 
-/// Rows per block of [`geodesic_distances_checked_into`]: both operands'
-/// blocks (256 KiB) stay in the L2 cache between the check and the
-/// kernel.
+/// Rows per block of [`geodesic_distances_checked_into`]: between blocks
+/// a thread looks whether another has found a bad vector.
 const CHECK_BLOCK: usize = 4096;
 
 /// The geodesic distances of [`geodesic_distances_into`] for coordinates
 /// that have not been checked (a numpy array, a mapped file): each operand
 /// is checked as [`validate`](super::validate) checks it, in the same pass.
 ///
-/// The rows are checked and measured a block of 4096 at a time, so each
-/// vector is read from memory once (a check followed by the kernel would
-/// read everything twice). On error, the result is exactly that of
+/// The kernel checks each pair of rows as it measures them (its squared
+/// norms are those `Gf8::check` tests), so each vector is read from memory
+/// once and checked at no extra cost. On error, the result is exactly that of
 /// validating `a`, then `b`: the first bad vector of `a` if it has one,
 /// else that of `b`; `out` is then unspecified. With the `parallel`
 /// feature the blocks are split across threads, as in
@@ -455,16 +470,10 @@ pub fn geodesic_distances_checked_into(
                 return;
             }
             let (first, len) = (start + n * CHECK_BLOCK, out.len());
-            let (a, b) = (a.rows(first, len), b.rows(first, len));
-            let valid = |v: PerRow<'_, [f32; 8]>| match v {
-                PerRow::All(_) => true,
-                PerRow::Each(rows) => backend.validate(rows).is_ok(),
-            };
-            if !(valid(a) && valid(b)) {
+            if !backend.geodesic_checked_rows(a.rows(first, len), b.rows(first, len), out) {
                 failed.store(true, Ordering::Relaxed);
                 return;
             }
-            backend.geodesic_rows(unchecked(a), unchecked(b), out);
         }
     };
     if !failed.load(Ordering::Relaxed) {
@@ -492,11 +501,11 @@ pub fn geodesic_distances_checked_into(
     unreachable!("a block failed its check, but neither operand has a bad vector")
 }
 
-/// Checked rows as vectors.
+/// Vectors as rows (a free cast).
 #[inline]
-fn unchecked(v: PerRow<'_, [f32; 8]>) -> PerRow<'_, Gf8> {
+fn as_rows(v: PerRow<'_, Gf8>) -> PerRow<'_, [f32; 8]> {
     match v {
-        PerRow::All(v) => PerRow::All(Gf8::new_unchecked(v)),
-        PerRow::Each(rows) => PerRow::Each(Gf8::slice_from_arrays_unchecked(rows)),
+        PerRow::All(v) => PerRow::All(v.to_array()),
+        PerRow::Each(vs) => PerRow::Each(Gf8::slice_as_arrays(vs)),
     }
 }

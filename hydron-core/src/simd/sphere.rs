@@ -1,6 +1,7 @@
 //! The sphere kernels' arithmetic, written once for every backend: the
 //! geodesic distance and slerp of [`batch::geodesic_distances_into`] and
-//! [`batch::slerp_into`], on lanes of `f64`.
+//! [`batch::slerp_into`], on lanes of `f64`, and the narrow geodesic path
+//! on lanes of `f32`.
 //!
 //! [`sphere_lanes!`] expands, in a backend's module, to the lane functions
 //! in terms of a few operations the module defines on its lane type `F`
@@ -10,7 +11,23 @@
 //! and `select(mask, if_true, if_false)`. Each is one IEEE operation
 //! (correctly rounded, no FMA), so every backend computes the same bits:
 //! the scalar one here on `f64`, the portable one on `wide::f64x4`, the
-//! AVX2 one on `__m256d`.
+//! AVX2 one on `__m256d`. [`geodesic_narrow_lanes!`] does the same on `f32`
+//! (`f32`, `wide::f32x8`, `__m256`: eight pairs to a register).
+//!
+//! # The narrow geodesic path
+//!
+//! The geodesic kernels first take every pair through
+//! `geodesic_narrow`, in `f32`: the stable `2·atan2(‖a − b‖, ‖a + b‖)`
+//! with the lengths matched to first order, and a polynomial `atan`. Its
+//! squared norms are those `Gf8::check` tests, bit for bit, so the same
+//! pass checks unchecked rows. It holds for valid non-zero rows whose angle
+//! is more than about 1e-3 rad from 0 and π ([`NARROW_MIN_SQ`]); the others
+//! (zero vectors, angles closer to 0 or π, and invalid rows, which are
+//! checked then) take the `f64` path below. Its results are within 5 ulp
+//! of `f32` of the exact angle (`narrow_path_accuracy_sweep` below measures
+//! at most 3.8, with a mean of 0.5; `tests/batch_sphere.rs` 4.4 at worst on
+//! harder pairs): the rounding of `a ∓ b` and its squared norm in `f32`.
+//! Slerp stays in `f64`.
 //!
 //! # Two paths
 //!
@@ -36,18 +53,18 @@
 //!
 //! # Accuracy
 //!
-//! Everything is computed in `f64` from the `f32` inputs and rounded once
-//! to `f32` at the end. `atan` (Cephes' rational approximation, with its
-//! range reduction), `sin`/`cos` (Cephes' polynomials on `[−π/4, π/4]`,
-//! after one exact subtraction of a two-part π/2 or π) and `asin` (a
-//! degree-12 polynomial, [`ASIN_P`]) stay within 2 ulp of `f64` of libm's
-//! (`sphere_math_matches_libm` below checks them over a sweep). The stable
-//! path is within a few 1e-16 rad of the exact angle; the fast path within
-//! about 5e-16 / sin θ (at most 3e-14 rad, 3e-5 ulp of `f32`, at its
-//! 0.0141 rad edge). So the `f32` results are the correctly rounded ones
-//! but for values that close to a rounding boundary, where they may be
-//! 1 ulp off; `tests/batch_sphere.rs` checks them against the exact angle
-//! and the per-vector methods.
+//! On the `f64` path, everything is computed in `f64` from the `f32`
+//! inputs and rounded once to `f32` at the end. `atan` (Cephes' rational
+//! approximation, with its range reduction), `sin`/`cos` (Cephes'
+//! polynomials on `[−π/4, π/4]`, after one exact subtraction of a two-part
+//! π/2 or π) and `asin` (a degree-12 polynomial, [`ASIN_P`]) stay within
+//! 2 ulp of `f64` of libm's (`sphere_math_matches_libm` below checks them
+//! over a sweep). The stable path is within a few 1e-16 rad of the exact
+//! angle; the fast path within about 5e-16 / sin θ (at most 3e-14 rad,
+//! 3e-5 ulp of `f32`, at its 0.0141 rad edge). So the `f32` results are
+//! the correctly rounded ones but for values that close to a rounding
+//! boundary, where they may be 1 ulp off; `tests/batch_sphere.rs` checks
+//! them against the exact angle and the per-vector methods.
 //!
 //! [`batch::geodesic_distances_into`]: crate::batch::geodesic_distances_into
 //! [`batch::slerp_into`]: crate::batch::slerp_into
@@ -132,6 +149,113 @@ pub(crate) const ASIN_P: [f64; 13] = [
 /// Slerp treats unit inputs whose perpendicular part is shorter than this
 /// as parallel or opposite, as `Gf8::slerp` does.
 pub(crate) const PARALLEL_EPS: f64 = 1e-12;
+
+/// `(atan(r)/r − 1)/r²` as a polynomial in `z = r²` on `[0, tan²(π/8)]`,
+/// highest power first, in `f32`: a weighted least-squares fit iterated
+/// towards minimax (Lawson); `r + r·z·P(z)` evaluated in `f32` by Horner's
+/// rule is within 0.61 ulp of `atan(r)` there.
+pub(crate) const ATAN32_P: [f32; 5] = [-0.060_834_53, 0.105_960_01, -0.142_438_49, 0.199_984_9, -0.333_333_16];
+/// `tan(π/8)`: above it (as a ratio) the narrow `atan` reduces its
+/// argument to `(r − 1)/(r + 1)`.
+pub(crate) const TAN_FRAC_PI_8: f32 = 0.414_213_57;
+/// The part of π/4 that `f32`'s `FRAC_PI_4` leaves out.
+pub(crate) const FRAC_PI_4_LO32: f32 = -2.185_569_4e-8;
+/// The part of π that `f32`'s `PI` leaves out.
+pub(crate) const PI_LO32: f32 = -8.742_278e-8;
+/// The narrow geodesic path takes pairs whose `‖â ∓ b̂‖²` (the smaller)
+/// is at least this: angles more than about 1e-3 rad from 0 and π, where
+/// the `f32` rounding of the squared norms changes the angle by less than
+/// 0.1 ulp (the mismatch of the two lengths enters squared).
+pub(crate) const NARROW_MIN_SQ: f32 = 1e-6;
+
+/// The narrow geodesic lane function (`f32` lanes), in terms of the
+/// operations of the module it is expanded in: `splat`, `add`, `sub`,
+/// `mul`, `div`, `sqrt`, `abs`, `le`, `and`, `select` on the lane type
+/// `F` of `f32` and its mask type `M`, each one IEEE operation (no FMA).
+macro_rules! geodesic_narrow_lanes {
+    ($(#[$attr:meta])*) => {
+        /// `((x0 + x4) + (x2 + x6)) + ((x1 + x5) + (x3 + x7))`: the
+        /// pairwise order of `gf8::dot`, so a squared norm is bit for bit
+        /// the one `Gf8::check` tests.
+        $(#[$attr])*
+        #[inline]
+        fn sum8(x: &[F; 8]) -> F {
+            add(
+                add(add(x[0], x[4]), add(x[2], x[6])),
+                add(add(x[1], x[5]), add(x[3], x[7])),
+            )
+        }
+
+        /// The narrow geodesic path, on `f32` lanes: the stable
+        /// `2·atan2(‖a' − b'‖, ‖a' + b'‖)` of `a' = (1 − h)·a` and
+        /// `b' = (1 + h)·b`, `h = (‖a‖² − ‖b‖²)/4`, which have equal
+        /// lengths to first order (the rest changes the ratio only in
+        /// second order), as `(a ∓ b) ∓ h·(a ± b)`: `a ∓ b` first (exact
+        /// for close coordinates), and symmetric in `a` and `b` bit for
+        /// bit. Then a polynomial `atan` of the smaller norm over the
+        /// larger (one division, two square roots).
+        /// The mask says which lanes it holds for: both inputs pass
+        /// `Gf8::check`'s fast test (unit norm: no zero, NaN or infinite
+        /// vector) and the angle is more than about 1e-3 rad from 0 and π
+        /// ([`NARROW_MIN_SQ`]).
+        $(#[$attr])*
+        #[inline]
+        fn geodesic_narrow(a: &[F; 8], b: &[F; 8]) -> (F, M) {
+            use $crate::simd::sphere::{ATAN32_P, FRAC_PI_4_LO32, NARROW_MIN_SQ, PI_LO32, TAN_FRAC_PI_8};
+            let zero = splat(0.0);
+            let mut p = [zero; 8];
+            for k in 0..8 {
+                p[k] = mul(a[k], a[k]);
+            }
+            let na = sum8(&p);
+            for k in 0..8 {
+                p[k] = mul(b[k], b[k]);
+            }
+            let nb = sum8(&p);
+            // a·(1 − h) and b·(1 + h) have equal lengths to first order.
+            let h = mul(sub(na, nb), splat(0.25));
+            let mut d = [zero; 8];
+            let mut s = [zero; 8];
+            for k in 0..8 {
+                let (difference, sum) = (sub(a[k], b[k]), add(a[k], b[k]));
+                let dk = sub(difference, mul(sum, h));
+                let sk = sub(sum, mul(difference, h));
+                d[k] = mul(dk, dk);
+                s[k] = mul(sk, sk);
+            }
+            let (dd, ss) = (sum8(&d), sum8(&s));
+            let acute = le(dd, ss);
+            let shorter = select(acute, dd, ss);
+            let y = sqrt(shorter);
+            let x = sqrt(select(acute, ss, dd));
+            // φ = atan(y / x) in [0, π/4].
+            let small = le(y, mul(splat(TAN_FRAC_PI_8), x));
+            let r = div(select(small, y, sub(y, x)), select(small, x, add(y, x)));
+            let z = mul(r, r);
+            let mut poly = splat(ATAN32_P[0]);
+            for &c in &ATAN32_P[1..] {
+                poly = add(mul(poly, z), splat(c));
+            }
+            let base = select(small, zero, splat(core::f32::consts::FRAC_PI_4));
+            let base_lo = select(small, zero, splat(FRAC_PI_4_LO32));
+            let phi = add(base, add(add(r, mul(r, mul(z, poly))), base_lo));
+            let twice = add(phi, phi);
+            let angle = select(
+                acute,
+                twice,
+                add(sub(splat(core::f32::consts::PI), twice), splat(PI_LO32)),
+            );
+            let one = splat(1.0);
+            let tolerance = splat($crate::gf8::NORM_SQ_TOLERANCE);
+            let ok = and(
+                and(le(abs(sub(na, one)), tolerance), le(abs(sub(nb, one)), tolerance)),
+                le(splat(NARROW_MIN_SQ), shorter),
+            );
+            (angle, ok)
+        }
+    };
+}
+pub(crate) use geodesic_narrow_lanes;
 
 /// The lane functions, in terms of the operations of the module it is
 /// expanded in (see the module docs); the attributes (a `target_feature`)
@@ -609,17 +733,100 @@ mod lanes {
     }
 }
 
+/// The narrow lanes on plain `f32`: the scalar backend's narrow geodesic
+/// path, and the tails of the others.
+mod narrow {
+    type F = f32;
+    type M = bool;
+
+    #[inline]
+    fn splat(x: f32) -> F {
+        x
+    }
+    #[inline]
+    fn add(a: F, b: F) -> F {
+        a + b
+    }
+    #[inline]
+    fn sub(a: F, b: F) -> F {
+        a - b
+    }
+    #[inline]
+    fn mul(a: F, b: F) -> F {
+        a * b
+    }
+    #[inline]
+    fn div(a: F, b: F) -> F {
+        a / b
+    }
+    #[inline]
+    fn sqrt(a: F) -> F {
+        a.sqrt()
+    }
+    #[inline]
+    fn abs(a: F) -> F {
+        a.abs()
+    }
+    #[inline]
+    fn le(a: F, b: F) -> bool {
+        a <= b
+    }
+    #[inline]
+    fn and(a: bool, b: bool) -> bool {
+        a & b
+    }
+    #[inline]
+    fn select(mask: bool, if_true: F, if_false: F) -> F {
+        if mask {
+            if_true
+        } else {
+            if_false
+        }
+    }
+
+    super::geodesic_narrow_lanes!();
+
+    #[inline]
+    pub(super) fn geodesic(a: &[F; 8], b: &[F; 8]) -> (F, M) {
+        geodesic_narrow(a, b)
+    }
+}
+
 /// A vector's coordinates in `f64` (exact).
 #[inline]
 fn widen(v: Gf8) -> [f64; 8] {
     v.to_array().map(f64::from)
 }
 
-/// The geodesic distance of one pair, exactly as every backend computes it.
+/// The geodesic distance of one pair on the wide (`f64`) path, for the
+/// pairs the narrow path leaves.
+#[inline]
+fn geodesic_wide(a: Gf8, b: Gf8) -> f32 {
+    lanes::geodesic(&widen(a), &widen(b)) as f32
+}
+
+/// The geodesic distance of one pair of unchecked rows, exactly as every
+/// backend computes it: the narrow path where it holds, else (zero
+/// vectors, angles within about 1e-3 rad of 0 or π, and invalid rows)
+/// [`geodesic_checked_slow`]. `None` if a row fails `Gf8::check`.
 #[inline]
 #[must_use]
-pub(crate) fn geodesic_distance(a: Gf8, b: Gf8) -> f32 {
-    lanes::geodesic(&widen(a), &widen(b)) as f32
+pub(crate) fn geodesic_checked(a: &[f32; 8], b: &[f32; 8]) -> Option<f32> {
+    let (angle, ok) = narrow::geodesic(a, b);
+    if ok {
+        Some(angle)
+    } else {
+        geodesic_checked_slow(a, b)
+    }
+}
+
+/// The rows the narrow path leaves: checked as `Gf8::check` checks them,
+/// then the wide path. Out of line.
+#[cold]
+#[inline(never)]
+fn geodesic_checked_slow(a: &[f32; 8], b: &[f32; 8]) -> Option<f32> {
+    let valid = Gf8::check(a).is_ok() && Gf8::check(b).is_ok();
+    valid.then(|| geodesic_wide(Gf8::new_unchecked(*a), Gf8::new_unchecked(*b)))
 }
 
 /// The slerp of one pair, exactly as every backend computes it.
@@ -629,25 +836,29 @@ pub(crate) fn slerp(a: Gf8, b: Gf8, t: f32) -> Gf8 {
     Gf8::new_unchecked(lanes::slerp(&widen(a), &widen(b), f64::from(t)).map(|x| x as f32))
 }
 
-/// For the SIMD kernels: the lanes of a group of four (rows `start..`)
-/// whose bit in `fast` is clear get the scalar result (the stable path,
-/// as the scalar kernel takes it there). Out of line: angles within
-/// 0.0141 rad of 0 or π, and zero vectors, only.
+/// For the SIMD kernels: the lanes of a group of eight (rows `start..`)
+/// whose bit in `fast` is clear get the scalar result (checked, then the
+/// wide path). Out of line: zero vectors, angles within about 1e-3 rad of
+/// 0 or π, and invalid rows only. `false` if a row fails `Gf8::check`.
 #[cfg(feature = "simd")]
 #[cold]
 #[inline(never)]
 pub(crate) fn redo_geodesic(
-    a: PerRow<'_, Gf8>,
-    b: PerRow<'_, Gf8>,
+    a: PerRow<'_, [f32; 8]>,
+    b: PerRow<'_, [f32; 8]>,
     start: usize,
-    quad: &mut [f32; 4],
+    octet: &mut [f32; 8],
     fast: u32,
-) {
-    for (i, slot) in quad.iter_mut().enumerate() {
+) -> bool {
+    for (i, slot) in octet.iter_mut().enumerate() {
         if fast & (1 << i) == 0 {
-            *slot = geodesic_distance(a.get(start + i), b.get(start + i));
+            match geodesic_checked_slow(&a.get(start + i), &b.get(start + i)) {
+                Some(angle) => *slot = angle,
+                None => return false,
+            }
         }
     }
+    true
 }
 
 /// For the SIMD kernels: the lanes of a group of four (rows `start..`)
@@ -673,11 +884,20 @@ pub(crate) fn redo_slerp(
 }
 
 /// The scalar geodesic kernel: row `i` of `out` from row `i` of `a` and
-/// `b` (lengths checked by the caller).
-pub(crate) fn geodesic_distances_from(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
+/// `b` (lengths checked by the caller), each row checked as `Gf8::check`
+/// checks it. `false` if one fails (`out` is then unspecified).
+pub(crate) fn geodesic_distances_from(
+    a: PerRow<'_, [f32; 8]>,
+    b: PerRow<'_, [f32; 8]>,
+    out: &mut [f32],
+) -> bool {
     for (i, slot) in out.iter_mut().enumerate() {
-        *slot = geodesic_distance(a.get(i), b.get(i));
+        match geodesic_checked(&a.get(i), &b.get(i)) {
+            Some(angle) => *slot = angle,
+            None => return false,
+        }
     }
+    true
 }
 
 /// The scalar slerp kernel: row `i` of `out` from row `i` of `a`, `b` and
@@ -695,7 +915,7 @@ pub(crate) fn slerp_from(
 
 #[cfg(test)]
 mod tests {
-    use super::lanes;
+    use super::{lanes, narrow};
 
     /// Ulps of `f64` between two numbers of the same sign.
     fn ulps(a: f64, b: f64) -> u64 {
@@ -802,12 +1022,135 @@ mod tests {
                     "AVX2, round {round}"
                 );
             }
-            let _ = as_bits;
+            let _ = (as_bits, expected);
         }
         #[cfg(all(feature = "simd", target_arch = "x86_64"))]
         crate::precondition::precondition(
             crate::simd::Avx2Fma::detect().is_some(),
             "an x86-64 CPU with AVX2 and FMA (the AVX2 sphere lanes are not tested here)",
         );
+    }
+
+    /// A xorshift generator of numbers in `[−1, 1)`.
+    fn uniform(seed: u64) -> impl FnMut() -> f64 {
+        let mut state = seed;
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        }
+    }
+
+    /// `v / ‖v‖` times `scale`, in `f32`.
+    fn unit_f32(v: [f64; 8], scale: f64) -> [f32; 8] {
+        let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        v.map(|x| (x / n * scale) as f32)
+    }
+
+    /// The narrow geodesic lanes give the same bits, and the same mask, on
+    /// every backend: unit pairs at every angle, nearly equal and nearly
+    /// opposite ones, norms at the edge of `Gf8::check`'s band and beyond
+    /// it, zero, NaN and infinite rows.
+    #[test]
+    fn narrow_backends_compute_the_same_bits() {
+        let mut next = uniform(0x0BAD_5EED_1234_5678);
+        for round in 0..40_000 {
+            let mut a = [[0.0f32; 8]; 8];
+            let mut b = [[0.0f32; 8]; 8];
+            for i in 0..8 {
+                let x: [f64; 8] = core::array::from_fn(|_| next());
+                let scale = 1.0 + 1.1e-5 * next();
+                a[i] = unit_f32(x, scale);
+                let y: [f64; 8] = core::array::from_fn(|_| next());
+                let scale = 1.0 + 1.1e-5 * next();
+                b[i] = match (round + i) % 7 {
+                    0 => unit_f32(core::array::from_fn(|k| x[k] + 1e-3 * y[k]), scale),
+                    1 => unit_f32(core::array::from_fn(|k| -x[k] + 1e-2 * y[k]), scale),
+                    2 => a[i],
+                    3 => [0.0; 8],
+                    4 => {
+                        let mut v = unit_f32(y, scale);
+                        v[round % 8] = [f32::NAN, f32::INFINITY, 2.0][round % 3];
+                        v
+                    }
+                    _ => unit_f32(y, scale),
+                };
+            }
+            let scalar: [(f32, bool); 8] = core::array::from_fn(|i| narrow::geodesic(&a[i], &b[i]));
+            let angles = scalar.map(|(angle, _)| angle.to_bits());
+            let mask = scalar.iter().enumerate().fold(0u32, |m, (i, &(_, ok))| m | (u32::from(ok) << i));
+            let as_bits = |(angles, mask): ([f32; 8], u32)| {
+                // Lanes outside the mask are the scalar kernel's: only
+                // the mask and the lanes in it must agree.
+                (core::array::from_fn::<u32, 8, _>(|i| if mask & (1 << i) != 0 { angles[i].to_bits() } else { 0 }), mask)
+            };
+            let expected = as_bits((angles.map(f32::from_bits), mask));
+            #[cfg(feature = "simd")]
+            assert_eq!(
+                as_bits(crate::simd::portable::sphere_narrow_lanes_for_test(&a, &b)),
+                expected,
+                "portable, round {round}"
+            );
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            if let Some(token) = crate::simd::Avx2Fma::detect() {
+                assert_eq!(
+                    as_bits(token.narrow_lanes_for_test(&a, &b)),
+                    expected,
+                    "AVX2, round {round}"
+                );
+            }
+            let _ = (as_bits, expected);
+        }
+    }
+
+    /// The accuracy of the narrow geodesic path, against the exact angle
+    /// (in `f64`) of the normalized inputs: a sweep over the angles it
+    /// takes, from 1e-3 rad to π − 1e-3, with norms anywhere in
+    /// `Gf8::check`'s band. The worst is some 4 ulps of `f32` (the
+    /// rounding of `a ∓ b` and of its squared norm in `f32`).
+    #[test]
+    fn narrow_path_accuracy_sweep() {
+        let mut next = uniform(0x5EED_0000_0000_0022);
+        let (mut worst, mut sum, mut count) = (0.0f64, 0.0f64, 0u32);
+        let steps = 400_000;
+        for step in 0..steps {
+            let theta = 1e-3 + (core::f64::consts::PI - 2e-3) * f64::from(step) / f64::from(steps);
+            // x and a unit y perpendicular to it, then b at `theta` from x.
+            let x: [f64; 8] = core::array::from_fn(|_| next());
+            let nx = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let x = x.map(|v| v / nx);
+            let y: [f64; 8] = core::array::from_fn(|_| next());
+            let along = (0..8).map(|k| x[k] * y[k]).sum::<f64>();
+            let y: [f64; 8] = core::array::from_fn(|k| y[k] - along * x[k]);
+            let ny = y.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let b: [f64; 8] = core::array::from_fn(|k| x[k] * theta.cos() + y[k] / ny * theta.sin());
+            let a = unit_f32(x, 1.0 + 9.9e-6 * next());
+            let b = unit_f32(b, 1.0 + 9.9e-6 * next());
+            let (angle, ok) = narrow::geodesic(&a, &b);
+            if !ok {
+                continue;
+            }
+            // The exact angle of the f32 inputs, normalized in f64.
+            let wa = a.map(f64::from);
+            let wb = b.map(f64::from);
+            let na = wa.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let nb = wb.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let d = (0..8).map(|k| (wa[k] / na - wb[k] / nb).powi(2)).sum::<f64>().sqrt();
+            let s = (0..8).map(|k| (wa[k] / na + wb[k] / nb).powi(2)).sum::<f64>().sqrt();
+            let exact = 2.0 * d.atan2(s);
+            let rounded = exact as f32;
+            let ulp = f64::from(f32::from_bits(rounded.to_bits() + 1) - rounded);
+            let error = (f64::from(angle) - exact).abs() / ulp;
+            worst = worst.max(error);
+            sum += error;
+            count += 1;
+        }
+        eprintln!(
+            "narrow geodesic: {count} angles, worst {worst} ulp, mean {} ulp",
+            sum / f64::from(count)
+        );
+        assert!(count > steps * 99 / 100, "{count} of {steps} on the narrow path");
+        assert!(worst <= 5.0, "worst {worst} ulp");
     }
 }

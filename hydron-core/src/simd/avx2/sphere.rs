@@ -1,10 +1,11 @@
-//! The sphere kernels on AVX2: four pairs at a time in `__m256d`, the
-//! arithmetic of `simd/sphere.rs` lane by lane. Four rows are loaded as
-//! they are in memory and transposed in `f32` (the in-lane 4×4 transpose
-//! gives coordinates `k` and `k + 4` in one register), then widened to
-//! `f64` columns; slerp's columns go back the same way. The tails run the
-//! scalar kernel, and the results are bit-identical to it: the same IEEE
-//! operations in the same order, no FMA contraction.
+//! The sphere kernels on AVX2: slerp four pairs at a time in `__m256d`,
+//! the arithmetic of `simd/sphere.rs` lane by lane (four rows are loaded
+//! as they are in memory and transposed in `f32`, the in-lane 4×4
+//! transpose giving coordinates `k` and `k + 4` in one register, then
+//! widened to `f64` columns; the results go back the same way), and the
+//! geodesic distance eight pairs at a time in `__m256` (`narrow` below).
+//! The tails run the scalar kernel, and the results are bit-identical to
+//! it: the same IEEE operations in the same order, no FMA contraction.
 
 use core::arch::x86_64::{
     __m128, __m256, __m256d, _mm256_add_pd, _mm256_and_pd, _mm256_blendv_pd,
@@ -24,16 +25,18 @@ use crate::Gf8;
 impl Avx2Fma {
     /// [`batch::geodesic_distances_into`](crate::batch::geodesic_distances_into);
     /// the operands have `out.len()` rows.
+    /// The rows are checked as they are measured: `false` if one fails
+    /// `Gf8::check` (`out` is then unspecified).
     #[inline]
     pub(crate) fn geodesic_distances_into(
         self,
-        a: PerRow<'_, Gf8>,
-        b: PerRow<'_, Gf8>,
+        a: PerRow<'_, [f32; 8]>,
+        b: PerRow<'_, [f32; 8]>,
         out: &mut [f32],
-    ) {
+    ) -> bool {
         // SAFETY: `self` exists only if `detect` found AVX2 and FMA on this
         // CPU, the features `geodesic_distances_avx2` is compiled for.
-        unsafe { geodesic_distances_avx2(a, b, out) }
+        unsafe { narrow::geodesic_distances_avx2(a, b, out) }
     }
 
     /// [`batch::slerp_into`](crate::batch::slerp_into); the operands have
@@ -230,107 +233,6 @@ fn ts_at(t: PerRow<'_, f32>, start: usize) -> F {
     }
 }
 
-/// [`batch::geodesic_distances_into`](crate::batch::geodesic_distances_into):
-/// the fast lanes for each group of four pairs, one loop per form of the
-/// operands (so that a single vector's columns stay in registers), and the
-/// scalar kernel for the lanes the fast path leaves (and the tail).
-#[target_feature(enable = "avx2,fma")]
-fn geodesic_distances_avx2(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
-    let (quads, tail) = out.as_chunks_mut::<4>();
-    let done = 4 * quads.len();
-    match (a, b) {
-        (PerRow::Each(x), PerRow::Each(y)) => {
-            let (x, y) = (Gf8::slice_as_arrays(x), Gf8::slice_as_arrays(y));
-            for (n, quad) in quads.iter_mut().enumerate() {
-                let (cx, cy) = (rows_at(x, 4 * n), rows_at(y, 4 * n));
-                geodesic_quad(&cx, &cy, quad, a, b, 4 * n);
-            }
-        }
-        (PerRow::All(q), PerRow::Each(y)) => {
-            let cq = splat_columns(q);
-            let y = Gf8::slice_as_arrays(y);
-            for (n, quad) in quads.iter_mut().enumerate() {
-                geodesic_quad(&cq, &rows_at(y, 4 * n), quad, a, b, 4 * n);
-            }
-        }
-        (PerRow::Each(x), PerRow::All(q)) => {
-            let cq = splat_columns(q);
-            let x = Gf8::slice_as_arrays(x);
-            for (n, quad) in quads.iter_mut().enumerate() {
-                geodesic_quad(&rows_at(x, 4 * n), &cq, quad, a, b, 4 * n);
-            }
-        }
-        (PerRow::All(p), PerRow::All(q)) => {
-            let (cp, cq) = (splat_columns(p), splat_columns(q));
-            for (n, quad) in quads.iter_mut().enumerate() {
-                geodesic_quad(&cp, &cq, quad, a, b, 4 * n);
-            }
-        }
-    }
-    let rest = tail.len();
-    sphere::geodesic_distances_from(a.rows(done, rest), b.rows(done, rest), tail);
-}
-
-/// The angles of one group of four pairs into `quad` (rows `start..`):
-/// the fast lanes, then the scalar kernel for any lane they leave.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn geodesic_quad(
-    ca: &[F; 8],
-    cb: &[F; 8],
-    quad: &mut [f32; 4],
-    a: PerRow<'_, Gf8>,
-    b: PerRow<'_, Gf8>,
-    start: usize,
-) {
-    let (angles, ok) = geodesic_fast_lanes(ca, cb);
-    *quad = bytemuck::cast(_mm256_cvtpd_ps(angles));
-    if !all(ok) {
-        sphere::redo_geodesic(a, b, start, quad, _mm256_movemask_pd(ok) as u32);
-    }
-}
-
-/// Rows `start..start + 4` of `rows` as columns.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn rows_at(rows: &[[f32; 8]], start: usize) -> [F; 8] {
-    columns_of(rows[start..start + 4].try_into().expect("4 rows"))
-}
-
-/// One vector in every lane of its columns.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn splat_columns(v: Gf8) -> [F; 8] {
-    let mut columns = [splat(0.0); 8];
-    for (column, &x) in columns.iter_mut().zip(v.as_array()) {
-        *column = splat(f64::from(x));
-    }
-    columns
-}
-
-/// Four rows as `f64` columns: loaded as they are, transposed in `f32`
-/// (coordinates `k` and `k + 4` in one register), widened.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn columns_of(rows: &[[f32; 8]; 4]) -> [F; 8] {
-    let (c04, c15, c26, c37) = transpose_4x4(&[
-        load(&rows[0]),
-        load(&rows[1]),
-        load(&rows[2]),
-        load(&rows[3]),
-    ]);
-    [
-        low(c04),
-        low(c15),
-        low(c26),
-        low(c37),
-        high(c04),
-        high(c15),
-        high(c26),
-        high(c37),
-    ]
-}
-
 /// [`batch::slerp_into`](crate::batch::slerp_into): the fast lanes for
 /// each group of four, and the scalar kernel for the lanes they leave
 /// (and the tail).
@@ -372,6 +274,173 @@ fn slerp_avx2(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, t: PerRow<'_, f32>, out: &
     );
 }
 
+
+/// The narrow geodesic path on `__m256`: eight pairs at a time in `f32`
+/// lanes, the arithmetic of `simd/sphere.rs`'s `geodesic_narrow_lanes!`.
+/// Eight rows are loaded as they are in memory and transposed (two in-lane
+/// 4×4 transposes, then the halves exchanged); the lanes the narrow path
+/// leaves, and the tail, run the scalar kernel, so the results are
+/// bit-identical to it.
+mod narrow {
+    use core::arch::x86_64::{
+        __m256, _mm256_add_ps, _mm256_and_ps, _mm256_blendv_ps, _mm256_castsi256_ps,
+        _mm256_cmp_ps, _mm256_div_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_permute2f128_ps,
+        _mm256_set1_epi32, _mm256_set1_ps, _mm256_sqrt_ps, _mm256_sub_ps, _CMP_LE_OQ,
+    };
+
+    use super::super::{load, transpose_4x4};
+    use crate::batch::PerRow;
+    use crate::simd::sphere;
+
+    type F = __m256;
+    type M = __m256;
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn splat(x: f32) -> F {
+        _mm256_set1_ps(x)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn add(a: F, b: F) -> F {
+        _mm256_add_ps(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn sub(a: F, b: F) -> F {
+        _mm256_sub_ps(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn mul(a: F, b: F) -> F {
+        _mm256_mul_ps(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn div(a: F, b: F) -> F {
+        _mm256_div_ps(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn sqrt(a: F) -> F {
+        _mm256_sqrt_ps(a)
+    }
+    /// The sign bit cleared, as `f32::abs`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn abs(a: F) -> F {
+        _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX)))
+    }
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn le(a: F, b: F) -> M {
+        _mm256_cmp_ps::<_CMP_LE_OQ>(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn and(a: M, b: M) -> M {
+        _mm256_and_ps(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn select(mask: M, if_true: F, if_false: F) -> F {
+        _mm256_blendv_ps(if_false, if_true, mask)
+    }
+
+    sphere::geodesic_narrow_lanes!(#[target_feature(enable = "avx2,fma")]);
+
+    /// Rows `start..start + 8` of `rows` as columns: column `k` lane `i` is
+    /// coordinate `k` of row `start + i`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn rows_at(rows: &[[f32; 8]], start: usize) -> [F; 8] {
+        let rows: &[[f32; 8]; 8] = rows[start..start + 8].try_into().expect("8 rows");
+        // Coordinates k (low half) and k + 4 (high half) of four rows.
+        let (l0, l1, l2, l3) =
+            transpose_4x4(&[load(&rows[0]), load(&rows[1]), load(&rows[2]), load(&rows[3])]);
+        let (h0, h1, h2, h3) =
+            transpose_4x4(&[load(&rows[4]), load(&rows[5]), load(&rows[6]), load(&rows[7])]);
+        [
+            _mm256_permute2f128_ps::<0x20>(l0, h0),
+            _mm256_permute2f128_ps::<0x20>(l1, h1),
+            _mm256_permute2f128_ps::<0x20>(l2, h2),
+            _mm256_permute2f128_ps::<0x20>(l3, h3),
+            _mm256_permute2f128_ps::<0x31>(l0, h0),
+            _mm256_permute2f128_ps::<0x31>(l1, h1),
+            _mm256_permute2f128_ps::<0x31>(l2, h2),
+            _mm256_permute2f128_ps::<0x31>(l3, h3),
+        ]
+    }
+
+    /// One row in every lane of its columns.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn splat_columns(v: [f32; 8]) -> [F; 8] {
+        let mut columns = [splat(0.0); 8];
+        for (column, x) in columns.iter_mut().zip(v) {
+            *column = splat(x);
+        }
+        columns
+    }
+
+    /// [`batch::geodesic_distances_checked_into`](crate::batch::geodesic_distances_checked_into)'s
+    /// kernel: the narrow lanes for each group of eight pairs, one loop
+    /// per form of the operands (so that a single row's columns stay in
+    /// registers), and the scalar kernel for the lanes they leave (and the
+    /// tail). `false` if a row fails `Gf8::check`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn geodesic_distances_avx2(
+        a: PerRow<'_, [f32; 8]>,
+        b: PerRow<'_, [f32; 8]>,
+        out: &mut [f32],
+    ) -> bool {
+        let (octets, tail) = out.as_chunks_mut::<8>();
+        let done = 8 * octets.len();
+        // One loop per form of the operands, the lane function inlined in
+        // each (`$n` is the group of eight).
+        macro_rules! run {
+            ($n:ident, $ca:expr, $cb:expr) => {
+                for ($n, octet) in octets.iter_mut().enumerate() {
+                    let (angles, ok) = geodesic_narrow($ca, $cb);
+                    *octet = bytemuck::cast(angles);
+                    let fast = _mm256_movemask_ps(ok) as u32;
+                    if fast != 0xFF && !sphere::redo_geodesic(a, b, 8 * $n, octet, fast) {
+                        return false;
+                    }
+                }
+            };
+        }
+        match (a, b) {
+            (PerRow::Each(x), PerRow::Each(y)) => {
+                run!(n, &rows_at(x, 8 * n), &rows_at(y, 8 * n))
+            }
+            (PerRow::All(p), PerRow::Each(y)) => {
+                let cp = splat_columns(p);
+                run!(n, &cp, &rows_at(y, 8 * n))
+            }
+            (PerRow::Each(x), PerRow::All(q)) => {
+                let cq = splat_columns(q);
+                run!(n, &rows_at(x, 8 * n), &cq)
+            }
+            (PerRow::All(p), PerRow::All(q)) => {
+                let (cp, cq) = (splat_columns(p), splat_columns(q));
+                run!(_n, &cp, &cq)
+            }
+        }
+        let rest = tail.len();
+        sphere::geodesic_distances_from(a.rows(done, rest), b.rows(done, rest), tail)
+    }
+
+    /// The narrow lanes on eight pairs of rows, for the unit test of
+    /// `simd/sphere.rs`: the angles and the mask of lanes they hold for.
+    #[cfg(test)]
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn lanes_for_test(a: &[[f32; 8]; 8], b: &[[f32; 8]; 8]) -> ([f32; 8], u32) {
+        let (angles, ok) = geodesic_narrow(&rows_at(a, 0), &rows_at(b, 0));
+        (bytemuck::cast(angles), _mm256_movemask_ps(ok) as u32)
+    }
+}
+
 #[cfg(test)]
 impl Avx2Fma {
     /// As `portable::lanes_for_test`: the lane functions on four pairs in
@@ -384,6 +453,17 @@ impl Avx2Fma {
     ) -> ([f64; 4], [[f64; 8]; 4]) {
         // SAFETY: the token proves AVX2 and FMA.
         unsafe { lanes_for_test_avx2(a, b, t) }
+    }
+
+    /// The narrow geodesic lanes on eight pairs, for the unit test of
+    /// `simd/sphere.rs`.
+    pub(crate) fn narrow_lanes_for_test(
+        self,
+        a: &[[f32; 8]; 8],
+        b: &[[f32; 8]; 8],
+    ) -> ([f32; 8], u32) {
+        // SAFETY: the token proves AVX2 and FMA.
+        unsafe { narrow::lanes_for_test(a, b) }
     }
 }
 

@@ -1,8 +1,9 @@
-//! The sphere kernels on `wide::f64x4`: four pairs at a time, each
-//! coordinate widened into a column of four lanes (structure of arrays),
-//! the arithmetic of `simd/sphere.rs` lane by lane, and the tail on the
-//! scalar kernel. Results are bit-identical to the scalar kernels (the
-//! same IEEE operations in the same order).
+//! The sphere kernels on `wide`: slerp on `f64x4`, four pairs at a time,
+//! each coordinate widened into a column of four lanes (structure of
+//! arrays), the arithmetic of `simd/sphere.rs` lane by lane; the geodesic
+//! distance on `f32x8`, eight pairs at a time (`narrow` below); the tails
+//! on the scalar kernel. Results are bit-identical to the scalar kernels
+//! (the same IEEE operations in the same order).
 
 use wide::f64x4;
 
@@ -131,65 +132,6 @@ fn ts_at(t: PerRow<'_, f32>, start: usize) -> F {
     }
 }
 
-/// [`batch::geodesic_distances_into`](crate::batch::geodesic_distances_into);
-/// the operands have `out.len()` rows. The fast lanes for each group of
-/// four pairs, one loop per form of the operands, and the scalar kernel
-/// for the lanes the fast path leaves (and the tail).
-pub(crate) fn geodesic_distances_into(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, out: &mut [f32]) {
-    let (quads, tail) = out.as_chunks_mut::<4>();
-    let done = 4 * quads.len();
-    let quad = |ca: &[F; 8], cb: &[F; 8], quad: &mut [f32; 4], start: usize| {
-        let (angles, ok) = geodesic_fast_lanes(ca, cb);
-        *quad = angles.to_array().map(|x| x as f32);
-        if !all(ok) {
-            sphere::redo_geodesic(a, b, start, quad, ok.to_bitmask());
-        }
-    };
-    match (a, b) {
-        (PerRow::Each(x), PerRow::Each(y)) => {
-            let (x, y) = (Gf8::slice_as_arrays(x), Gf8::slice_as_arrays(y));
-            for (n, out) in quads.iter_mut().enumerate() {
-                quad(&rows_at(x, 4 * n), &rows_at(y, 4 * n), out, 4 * n);
-            }
-        }
-        (PerRow::All(q), PerRow::Each(y)) => {
-            let cq = splat_columns(q);
-            let y = Gf8::slice_as_arrays(y);
-            for (n, out) in quads.iter_mut().enumerate() {
-                quad(&cq, &rows_at(y, 4 * n), out, 4 * n);
-            }
-        }
-        (PerRow::Each(x), PerRow::All(q)) => {
-            let cq = splat_columns(q);
-            let x = Gf8::slice_as_arrays(x);
-            for (n, out) in quads.iter_mut().enumerate() {
-                quad(&rows_at(x, 4 * n), &cq, out, 4 * n);
-            }
-        }
-        (PerRow::All(p), PerRow::All(q)) => {
-            let (cp, cq) = (splat_columns(p), splat_columns(q));
-            for (n, out) in quads.iter_mut().enumerate() {
-                quad(&cp, &cq, out, 4 * n);
-            }
-        }
-    }
-    let rest = tail.len();
-    sphere::geodesic_distances_from(a.rows(done, rest), b.rows(done, rest), tail);
-}
-
-/// Rows `start..start + 4` of `rows` as `f64` columns.
-#[inline]
-fn rows_at(rows: &[[f32; 8]], start: usize) -> [F; 8] {
-    let rows: &[[f32; 8]; 4] = rows[start..start + 4].try_into().expect("4 rows");
-    core::array::from_fn(|k| F::new(rows.map(|row| f64::from(row[k]))))
-}
-
-/// One vector in every lane of its columns.
-#[inline]
-fn splat_columns(v: Gf8) -> [F; 8] {
-    v.to_array().map(|x| splat(f64::from(x)))
-}
-
 /// [`batch::slerp_into`](crate::batch::slerp_into); the operands have
 /// `out.len()` rows.
 pub(crate) fn slerp_into(
@@ -241,4 +183,125 @@ pub(crate) fn lanes_for_test(
         angles,
         core::array::from_fn(|i| core::array::from_fn(|k| c[k][i])),
     )
+}
+
+pub(crate) use narrow::geodesic_distances_into;
+#[cfg(test)]
+pub(crate) use narrow::lanes_for_test as narrow_lanes_for_test;
+
+/// The narrow geodesic path on `wide::f32x8`: eight pairs at a time in
+/// `f32` lanes, the arithmetic of `simd/sphere.rs`'s
+/// `geodesic_narrow_lanes!`, and the scalar kernel for the lanes it leaves
+/// and the tail (bit-identical to it).
+mod narrow {
+    use wide::f32x8;
+
+    use crate::batch::PerRow;
+    use crate::simd::sphere;
+
+    type F = f32x8;
+    type M = f32x8;
+
+    #[inline]
+    fn splat(x: f32) -> F {
+        F::splat(x)
+    }
+    #[inline]
+    fn add(a: F, b: F) -> F {
+        a + b
+    }
+    #[inline]
+    fn sub(a: F, b: F) -> F {
+        a - b
+    }
+    #[inline]
+    fn mul(a: F, b: F) -> F {
+        a * b
+    }
+    #[inline]
+    fn div(a: F, b: F) -> F {
+        a / b
+    }
+    #[inline]
+    fn sqrt(a: F) -> F {
+        a.sqrt()
+    }
+    #[inline]
+    fn abs(a: F) -> F {
+        a.abs()
+    }
+    #[inline]
+    fn le(a: F, b: F) -> M {
+        a.simd_le(b)
+    }
+    #[inline]
+    fn and(a: M, b: M) -> M {
+        a & b
+    }
+    #[inline]
+    fn select(mask: M, if_true: F, if_false: F) -> F {
+        mask.select(if_true, if_false)
+    }
+
+    sphere::geodesic_narrow_lanes!();
+
+    /// Rows `start..start + 8` of `rows` as columns.
+    #[inline]
+    fn rows_at(rows: &[[f32; 8]], start: usize) -> [F; 8] {
+        let block: &[[f32; 8]; 8] = rows[start..start + 8].try_into().expect("8 rows");
+        super::super::transpose(block)
+    }
+
+    /// [`batch::geodesic_distances_checked_into`](crate::batch::geodesic_distances_checked_into)'s
+    /// kernel, one loop per form of the operands; `false` if a row fails
+    /// `Gf8::check`.
+    pub(crate) fn geodesic_distances_into(
+        a: PerRow<'_, [f32; 8]>,
+        b: PerRow<'_, [f32; 8]>,
+        out: &mut [f32],
+    ) -> bool {
+        let (octets, tail) = out.as_chunks_mut::<8>();
+        let done = 8 * octets.len();
+        // One loop per form of the operands, the lane function inlined in
+        // each (`$n` is the group of eight).
+        macro_rules! run {
+            ($n:ident, $ca:expr, $cb:expr) => {
+                for ($n, octet) in octets.iter_mut().enumerate() {
+                    let (angles, ok) = geodesic_narrow($ca, $cb);
+                    *octet = angles.to_array();
+                    let fast = ok.to_bitmask();
+                    if fast != 0xFF && !sphere::redo_geodesic(a, b, 8 * $n, octet, fast) {
+                        return false;
+                    }
+                }
+            };
+        }
+        match (a, b) {
+            (PerRow::Each(x), PerRow::Each(y)) => {
+                run!(n, &rows_at(x, 8 * n), &rows_at(y, 8 * n))
+            }
+            (PerRow::All(p), PerRow::Each(y)) => {
+                let cp = p.map(splat);
+                run!(n, &cp, &rows_at(y, 8 * n))
+            }
+            (PerRow::Each(x), PerRow::All(q)) => {
+                let cq = q.map(splat);
+                run!(n, &rows_at(x, 8 * n), &cq)
+            }
+            (PerRow::All(p), PerRow::All(q)) => {
+                let (cp, cq) = (p.map(splat), q.map(splat));
+                run!(_n, &cp, &cq)
+            }
+        }
+        let rest = tail.len();
+        sphere::geodesic_distances_from(a.rows(done, rest), b.rows(done, rest), tail)
+    }
+
+    /// The narrow lanes on eight pairs of rows, for the unit test of
+    /// `simd/sphere.rs`.
+    #[cfg(test)]
+    pub(crate) fn lanes_for_test(a: &[[f32; 8]; 8], b: &[[f32; 8]; 8]) -> ([f32; 8], u32) {
+        let (angles, ok) = geodesic_narrow(&rows_at(a, 0), &rows_at(b, 0));
+        (angles.to_array(), ok.to_bitmask())
+    }
 }
