@@ -217,7 +217,7 @@ pub fn pattern(index: u8) -> [f32; 8] {
 }
 
 /// The shift of a code (bit 15): `0.25` or `-0.25`.
-#[inline]
+#[inline(always)]
 fn shift_of(code: u16) -> f32 {
     if code & 0x8000 == 0 {
         0.25
@@ -252,6 +252,62 @@ pub fn decode(code: u16) -> [f32; 8] {
         *slot = v + shift;
     }
     out
+}
+
+/// The decoder's tables in `f64`: each pattern's coordinates, and the sign
+/// bits of each `(sign bits, parity)` pair as `f64` sign masks.
+pub(crate) struct DecodeTables {
+    /// `pattern[p][i]`: `a_i` of pattern `p`.
+    pattern: [[f64; 8]; PATTERN_COUNT],
+    /// `signs[s | parity << 7][i]`: bit 63 set where coordinate `i` is
+    /// negative for the sign bits `s` of a pattern of that parity.
+    signs: [[u64; 8]; 256],
+}
+
+const fn build_decode_tables() -> DecodeTables {
+    let mut t = DecodeTables {
+        pattern: [[0.0; 8]; PATTERN_COUNT],
+        signs: [[0; 8]; 256],
+    };
+    let mut p = 0;
+    while p < PATTERN_COUNT {
+        let mut i = 0;
+        while i < 8 {
+            t.pattern[p][i] = TABLES.doubled[p][i] as f64 * 0.5;
+            i += 1;
+        }
+        p += 1;
+    }
+    let mut k = 0;
+    while k < 256 {
+        let bits = (k & 0x7F) as u32;
+        let last = (bits.count_ones() + (k >> 7) as u32) & 1;
+        let negative = bits | (last << 7);
+        let mut i = 0;
+        while i < 8 {
+            t.signs[k][i] = ((negative >> i) & 1) as u64 * (1 << 63);
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+}
+
+/// The decoder's tables (32 KiB).
+static DECODE: DecodeTables = build_decode_tables();
+
+/// `scale` times the codeword of `code`, in `f64`: the same numbers as
+/// `f64::from(decode(code)[i]) * scale` (both codeword forms are exact),
+/// by two table rows, a sign flip by `xor` and the shift.
+#[inline(always)]
+pub(crate) fn decode_scaled(code: u16, scale: f64, out: &mut [f64; 8]) {
+    let index = usize::from((code >> 7) & 0xFF);
+    let a = &DECODE.pattern[index];
+    let signs = &DECODE.signs[usize::from(code & 0x7F) | usize::from(TABLES.parity[index]) << 7];
+    let shift = f64::from(shift_of(code));
+    for i in 0..8 {
+        out[i] = (f64::from_bits(a[i].to_bits() ^ signs[i]) + shift) * scale;
+    }
 }
 
 /// Decodes every code of `codes` into `out`.
@@ -813,6 +869,18 @@ mod tests {
             }
         }
         assert!(sorted > 30_000, "{sorted}");
+    }
+
+    #[test]
+    fn decode_scaled_is_decode_times_the_scale() {
+        for code in 0..=u16::MAX {
+            for scale in [1.0, 0.37, 1e-30] {
+                let mut out = [0.0; 8];
+                decode_scaled(code, scale, &mut out);
+                let expected = decode(code).map(|v| (f64::from(v) * scale).to_bits());
+                assert_eq!(out.map(f64::to_bits), expected, "{code:#06x}");
+            }
+        }
     }
 
     #[test]

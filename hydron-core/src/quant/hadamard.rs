@@ -208,56 +208,74 @@ fn hadamard(v: &mut [f64]) {
     }
 }
 
+/// Four consecutive values, the unit the passes work in (one AVX2
+/// register of `f64`).
+type Quad = [f64; 4];
+
+#[inline(always)]
+fn add(a: Quad, b: Quad) -> Quad {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]]
+}
+
+#[inline(always)]
+fn sub(a: Quad, b: Quad) -> Quad {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3]]
+}
+
+#[inline(always)]
+fn scaled<const SCALE: bool>(a: Quad, norm: f64) -> Quad {
+    if SCALE {
+        a.map(|e| e * norm)
+    } else {
+        a
+    }
+}
+
 /// The butterfly rounds `h`, `2h` and `4h` on each block of `8h` values:
-/// for each `j < h`, the eight values `j + k h` (`k < 8`) in registers.
-/// `SCALE`: times `norm` at the end (the last pass).
+/// for each `j < h`, the eight values `j + k h` (`k < 8`) in registers,
+/// four `j` at a time (`h` is a multiple of 4). `SCALE`: times `norm` at
+/// the end (the last pass).
 #[inline(always)]
 fn rounds3<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
+    debug_assert!(h.is_multiple_of(4));
     for block in v.chunks_exact_mut(8 * h) {
-        let (p0, rest) = block.split_at_mut(h);
-        let (p1, rest) = rest.split_at_mut(h);
-        let (p2, rest) = rest.split_at_mut(h);
-        let (p3, rest) = rest.split_at_mut(h);
-        let (p4, rest) = rest.split_at_mut(h);
-        let (p5, rest) = rest.split_at_mut(h);
-        let (p6, p7) = rest.split_at_mut(h);
-        for j in 0..h {
-            let x = [p0[j], p1[j], p2[j], p3[j], p4[j], p5[j], p6[j], p7[j]];
+        let (quads, _) = block.as_chunks_mut::<4>();
+        let q = h / 4;
+        for j in 0..q {
+            let x: [Quad; 8] = core::array::from_fn(|k| quads[j + k * q]);
             let a = [
-                x[0] + x[1],
-                x[0] - x[1],
-                x[2] + x[3],
-                x[2] - x[3],
-                x[4] + x[5],
-                x[4] - x[5],
-                x[6] + x[7],
-                x[6] - x[7],
+                add(x[0], x[1]),
+                sub(x[0], x[1]),
+                add(x[2], x[3]),
+                sub(x[2], x[3]),
+                add(x[4], x[5]),
+                sub(x[4], x[5]),
+                add(x[6], x[7]),
+                sub(x[6], x[7]),
             ];
             let b = [
-                a[0] + a[2],
-                a[1] + a[3],
-                a[0] - a[2],
-                a[1] - a[3],
-                a[4] + a[6],
-                a[5] + a[7],
-                a[4] - a[6],
-                a[5] - a[7],
+                add(a[0], a[2]),
+                add(a[1], a[3]),
+                sub(a[0], a[2]),
+                sub(a[1], a[3]),
+                add(a[4], a[6]),
+                add(a[5], a[7]),
+                sub(a[4], a[6]),
+                sub(a[5], a[7]),
             ];
-            let mut c = [
-                b[0] + b[4],
-                b[1] + b[5],
-                b[2] + b[6],
-                b[3] + b[7],
-                b[0] - b[4],
-                b[1] - b[5],
-                b[2] - b[6],
-                b[3] - b[7],
+            let c = [
+                add(b[0], b[4]),
+                add(b[1], b[5]),
+                add(b[2], b[6]),
+                add(b[3], b[7]),
+                sub(b[0], b[4]),
+                sub(b[1], b[5]),
+                sub(b[2], b[6]),
+                sub(b[3], b[7]),
             ];
-            if SCALE {
-                c = c.map(|e| e * norm);
+            for (k, ck) in c.into_iter().enumerate() {
+                quads[j + k * q] = scaled::<SCALE>(ck, norm);
             }
-            (p0[j], p1[j], p2[j], p3[j]) = (c[0], c[1], c[2], c[3]);
-            (p4[j], p5[j], p6[j], p7[j]) = (c[4], c[5], c[6], c[7]);
         }
     }
 }
@@ -265,18 +283,27 @@ fn rounds3<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
 /// The rounds `h` and `2h` on each block of `4h` values, as [`rounds3`].
 #[inline(always)]
 fn rounds2<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
+    debug_assert!(h.is_multiple_of(4));
     for block in v.chunks_exact_mut(4 * h) {
-        let (p0, rest) = block.split_at_mut(h);
-        let (p1, rest) = rest.split_at_mut(h);
-        let (p2, p3) = rest.split_at_mut(h);
-        for j in 0..h {
-            let x = [p0[j], p1[j], p2[j], p3[j]];
-            let a = [x[0] + x[1], x[0] - x[1], x[2] + x[3], x[2] - x[3]];
-            let mut b = [a[0] + a[2], a[1] + a[3], a[0] - a[2], a[1] - a[3]];
-            if SCALE {
-                b = b.map(|e| e * norm);
+        let (quads, _) = block.as_chunks_mut::<4>();
+        let q = h / 4;
+        for j in 0..q {
+            let x: [Quad; 4] = core::array::from_fn(|k| quads[j + k * q]);
+            let a = [
+                add(x[0], x[1]),
+                sub(x[0], x[1]),
+                add(x[2], x[3]),
+                sub(x[2], x[3]),
+            ];
+            let b = [
+                add(a[0], a[2]),
+                add(a[1], a[3]),
+                sub(a[0], a[2]),
+                sub(a[1], a[3]),
+            ];
+            for (k, bk) in b.into_iter().enumerate() {
+                quads[j + k * q] = scaled::<SCALE>(bk, norm);
             }
-            (p0[j], p1[j], p2[j], p3[j]) = (b[0], b[1], b[2], b[3]);
         }
     }
 }
@@ -284,12 +311,14 @@ fn rounds2<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
 /// The round `h` on each block of `2h` values, as [`rounds3`].
 #[inline(always)]
 fn rounds1<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
+    debug_assert!(h.is_multiple_of(4));
     for block in v.chunks_exact_mut(2 * h) {
-        let (lo, hi) = block.split_at_mut(h);
-        for (a, b) in lo.iter_mut().zip(hi.iter_mut()) {
-            let (x, y) = (*a, *b);
-            let (s, d) = (x + y, x - y);
-            (*a, *b) = if SCALE { (s * norm, d * norm) } else { (s, d) };
+        let (quads, _) = block.as_chunks_mut::<4>();
+        let q = h / 4;
+        for j in 0..q {
+            let (x, y) = (quads[j], quads[j + q]);
+            quads[j] = scaled::<SCALE>(add(x, y), norm);
+            quads[j + q] = scaled::<SCALE>(sub(x, y), norm);
         }
     }
 }

@@ -537,17 +537,25 @@ impl LatticeQuantizer {
                 // Normalized below: the codewords as they are.
                 ScaleMode::Direction => 1.0,
             };
-            for (w, bytes) in work
-                .chunks_exact_mut(8)
-                .zip(code.chunks_exact(self.block_bytes()))
-            {
-                let c = if self.bits == 4 {
-                    shell::decode(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
-                } else {
-                    e8p::decode(u16::from_le_bytes([bytes[0], bytes[1]]))
-                };
-                for (a, &v) in w.iter_mut().zip(&c) {
-                    *a = f64::from(v) * scale;
+            if self.bits == 4 {
+                for (w, bytes) in work
+                    .chunks_exact_mut(8)
+                    .zip(code.chunks_exact(self.block_bytes()))
+                {
+                    let c =
+                        shell::decode(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
+                    for (a, &v) in w.iter_mut().zip(&c) {
+                        *a = f64::from(v) * scale;
+                    }
+                }
+            } else {
+                for (w, bytes) in work
+                    .as_chunks_mut::<8>()
+                    .0
+                    .iter_mut()
+                    .zip(code.as_chunks::<2>().0)
+                {
+                    e8p::decode_scaled(u16::from_le_bytes(*bytes), scale, w);
                 }
             }
             if let Some(r) = &self.rotation {
