@@ -386,18 +386,22 @@ impl LatticeQuantizer {
         let mut blocks = vec![[0.0f32; 8]; self.blocks];
         let mut block_codes = vec![0u16; if self.bits == 2 { self.blocks } else { 0 }];
         let kernel = e8p::best_kernel();
+        let mut squares = [0.0f64; NORM_GROUP];
         for (vector, (x, out)) in vectors
             .chunks_exact(self.dim)
             .zip(codes.chunks_exact_mut(self.code_size()))
             .enumerate()
         {
+            if self.scale == ScaleMode::PerVector && vector.is_multiple_of(NORM_GROUP) {
+                squares = sums_of_squares(&vectors[vector * self.dim..], self.dim);
+            }
             for (w, &v) in work.iter_mut().zip(x) {
                 *w = f64::from(v);
             }
             work[self.dim..].fill(0.0);
             let divisor = match self.scale {
                 ScaleMode::PerVector => {
-                    let norm = work.iter().map(|v| v * v).sum::<f64>().sqrt();
+                    let norm = squares[vector % NORM_GROUP].sqrt();
                     let scale = saturate(norm / (padded as f64).sqrt() * self.step());
                     scales[vector] = scale;
                     f64::from(scale)
@@ -605,6 +609,37 @@ impl LatticeQuantizer {
     }
 }
 
+/// Vectors whose squared norms are summed together.
+const NORM_GROUP: usize = 8;
+
+/// `Σ x_i²` in `f64` of each of the first (up to) [`NORM_GROUP`] vectors
+/// of `vectors`, each summed in coordinate order, as
+/// `x.iter().map(|v| v * v).sum()` does (the squares of `f32`s are exact;
+/// the padding's zeros add nothing), so the bits are the same; the sums
+/// of several vectors are interleaved, so that they do not wait on each
+/// other's additions.
+#[inline(always)]
+fn sums_of_squares(vectors: &[f32], dim: usize) -> [f64; NORM_GROUP] {
+    let mut acc = [0.0f64; NORM_GROUP];
+    if vectors.len() >= NORM_GROUP * dim {
+        let rows: [&[f32]; NORM_GROUP] = core::array::from_fn(|l| &vectors[l * dim..(l + 1) * dim]);
+        for i in 0..dim {
+            for (a, row) in acc.iter_mut().zip(&rows) {
+                let v = f64::from(row[i]);
+                *a += v * v;
+            }
+        }
+    } else {
+        for (a, row) in acc.iter_mut().zip(vectors.chunks_exact(dim)) {
+            for &v in row {
+                let v = f64::from(v);
+                *a += v * v;
+            }
+        }
+    }
+    acc
+}
+
 /// [`LatticeQuantizer::encode_vectors`] compiled for AVX2.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 #[target_feature(enable = "avx2")]
@@ -646,6 +681,20 @@ mod tests {
                 u * [1.0, 3.0, 1e-3, 40.0][(i / dim) % 4]
             })
             .collect()
+    }
+
+    /// The interleaved sums of squares are the plain sequential sums, bit
+    /// for bit, for whole groups and the tail.
+    #[test]
+    fn sums_of_squares_are_the_sequential_sums() {
+        for (dim, n) in [(384, 8), (384, 5), (7, 8), (1, 3)] {
+            let x = vectors(dim, n, 5 + dim as u64);
+            let sums = sums_of_squares(&x, dim);
+            for (k, row) in x.chunks_exact(dim).enumerate() {
+                let plain: f64 = row.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
+                assert_eq!(sums[k].to_bits(), plain.to_bits(), "dim {dim}, vector {k}");
+            }
+        }
     }
 
     /// The AVX2 build of the pipeline writes the baseline build's bytes,
