@@ -31,9 +31,7 @@
 //! enabled; the operations are the same IEEE additions, subtractions,
 //! comparisons and selections either way, so the codes are bit-identical.
 
-use super::e8p::{
-    class_value, finish_code, shifted, NORM12_START, PATTERN_COUNT, PATTERN_INDEX, SHIFTS,
-};
+use super::e8p::{finish_code, NORM12_START, PATTERN_COUNT, PATTERN_INDEX, SHIFTS, TABLES};
 
 /// Blocks per call.
 pub(crate) const LANES: usize = 4;
@@ -266,7 +264,9 @@ pub(crate) fn encode_lanes(blocks: &[[f32; 8]], in_range: &[bool; LANES]) -> [Op
             if top != 0xFF {
                 totals[k] = s.bound[l] + SHIFTS[k] * sum_x[l];
                 ranked12[k] = Some(top);
-            } else if let (v, Some(p)) = best_norm12(&blocks[l], k, s.best[l]) {
+            } else if let (v, Some(p)) =
+                best_norm12(&t, s.negative[l].count_ones() & 1 == 0, s.best[l])
+            {
                 totals[k] = v + SHIFTS[k] * sum_x[l];
                 searched12[k] = Some(p);
             }
@@ -329,17 +329,50 @@ fn at_least(t: &[f64; 8], lower: f64) -> usize {
     m
 }
 
-/// The best norm-12 pattern of shift `shift` if one beats `d8` (the best
-/// D8 value) strictly, with its value: `e8p::best_by_sorting`'s last step.
+/// The norm-12 patterns in code order: the coordinates of their five 3/2
+/// and of their three ½.
+const NORM12: [([usize; 5], [usize; 3]); PATTERN_COUNT - NORM12_START] = {
+    let mut out = [([0; 5], [0; 3]); PATTERN_COUNT - NORM12_START];
+    let mut p = NORM12_START;
+    while p < PATTERN_COUNT {
+        let (mut threes, mut halves) = ([0; 5], [0; 3]);
+        let (mut n3, mut n1) = (0, 0);
+        let mut i = 0;
+        while i < 8 {
+            if TABLES.doubled[p][i] == 3 {
+                threes[n3] = i;
+                n3 += 1;
+            } else {
+                halves[n1] = i;
+                n1 += 1;
+            }
+            i += 1;
+        }
+        out[p - NORM12_START] = (threes, halves);
+        p += 1;
+    }
+    out
+};
+
+/// The best norm-12 pattern of a shift, given its `t` and whether the
+/// signs of `x − σ` have an even number of negatives (the wrong parity for
+/// these patterns), if one beats `d8` (the best D8 value) strictly, with
+/// its value: `e8p::best_by_sorting`'s last step. Each value is
+/// `e8p::class_value`'s, `½ Σt + Σ_3/2 t − 6 − [wrong] · 2 min_i a_i t_i`,
+/// taken in another order, which the exact range makes exact either way.
 #[inline(never)]
-fn best_norm12(block: &[f32; 8], shift: usize, d8: f64) -> (f64, Option<usize>) {
-    let (y, parity) = shifted(block, SHIFTS[shift]);
-    let t = y.map(f64::abs);
+fn best_norm12(t: &[f64; 8], even: bool, d8: f64) -> (f64, Option<usize>) {
+    let half = 0.5 * t.iter().sum::<f64>() - 6.0;
     let mut best = (d8, None);
-    for p in NORM12_START..PATTERN_COUNT {
-        let v = class_value(&t, parity, p);
+    for (k, (threes, halves)) in NORM12.iter().enumerate() {
+        let mut v = half + threes.iter().map(|&i| t[i]).sum::<f64>();
+        if even {
+            let low3 = threes.iter().fold(f64::INFINITY, |m, &i| m.min(t[i]));
+            let low1 = halves.iter().fold(f64::INFINITY, |m, &i| m.min(t[i]));
+            v -= 2.0 * (1.5 * low3).min(0.5 * low1);
+        }
         if v > best.0 {
-            best = (v, Some(p));
+            best = (v, Some(NORM12_START + k));
         }
     }
     best
@@ -367,6 +400,36 @@ mod tests {
                 (w[a], w[b]) = (x, y);
             }
             assert_eq!(sort(v), w);
+        }
+    }
+
+    /// The norm-12 search gives `e8p::class_value`'s best, on values exact
+    /// in `f64` (multiples of 2^-20 below 4).
+    #[test]
+    fn norm12_search_is_the_class_value_search() {
+        use super::super::e8p::class_value;
+        let mut state = 17u64;
+        for _ in 0..20_000 {
+            let t: [f64; 8] = core::array::from_fn(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((state >> 40) % (4 << 20)) as f64 / f64::from(1u32 << 20)
+            });
+            for parity in 0..2u8 {
+                let mut expected = (f64::NEG_INFINITY, None);
+                for p in NORM12_START..PATTERN_COUNT {
+                    let v = class_value(&t, parity, p);
+                    if v > expected.0 {
+                        expected = (v, Some(p));
+                    }
+                }
+                assert_eq!(
+                    best_norm12(&t, parity == 0, f64::NEG_INFINITY),
+                    expected,
+                    "{t:?}"
+                );
+            }
         }
     }
 
