@@ -5,7 +5,8 @@
 //!   8-dim block of N(0, 1) data at the codebook's scale.
 //! - `e8p_decode`: code → block.
 //! - `quantizer_384`: `LatticeQuantizer` encode and decode of 384-dim
-//!   Gaussian vectors (rotation and per-vector scale on), per vector.
+//!   Gaussian vectors (rotation and per-vector scale on), per vector; the
+//!   `_into` entries write into buffers made once (no allocation).
 //! - `search_1m_384`: `LatticeQuantizer::search` of one batch of 16
 //!   queries (k = 10, L2 and inner product) over 1M codes of 384-dim
 //!   vectors at 2 bits, on each available backend (`scalar`, `avx2+fma`),
@@ -76,6 +77,15 @@ fn quantizer(c: &mut Criterion) {
     group.throughput(Throughput::Elements(n as u64));
     group.bench_function("encode", |b| b.iter(|| q.encode(black_box(&x))));
     group.bench_function("decode", |b| b.iter(|| q.decode(black_box(&codes))));
+    // Into buffers made once: the kernels without the allocation.
+    let (mut bytes, mut scales) = (codes.codes.clone(), codes.scales.clone());
+    group.bench_function("encode_into", |b| {
+        b.iter(|| q.encode_into(black_box(&x), &mut bytes, &mut scales))
+    });
+    let mut out = vec![0.0f32; n * dim];
+    group.bench_function("decode_into", |b| {
+        b.iter(|| q.decode_into(black_box(&codes.codes), &codes.scales, &mut out))
+    });
     group.finish();
 }
 

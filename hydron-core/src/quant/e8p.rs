@@ -67,6 +67,16 @@
 //! bound and compares the survivors' codewords exactly (with error-free
 //! transformations).
 //!
+//! The batch functions ([`encode_many`], [`encode_into`],
+//! [`encode_into_with`], and `LatticeQuantizer`) take four blocks at a time
+//! through a kernel in structure-of-arrays form (`e8p_batch.rs`: the
+//! shifted coordinates sorted by a sorting network, lane-wise, the class
+//! values without a branch; scalar code the compiler vectorizes, compiled
+//! once as it is and once for AVX2), which hands back to the one-block
+//! encoder above only the blocks it does not decide (tied shifted
+//! coordinates, two classes of equal value, blocks outside the exact
+//! range); the codes are the same.
+//!
 //! ```
 //! use hydron_core::quant::e8p;
 //!

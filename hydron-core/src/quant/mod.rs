@@ -2,9 +2,10 @@
 //! with no training.
 //!
 //! - [`e8p`]: the E8P codebook (2^16 points of E8 + ¼, QuIP#'s
-//!   construction), its exact nearest-codeword encoder (scalar, and AVX2
-//!   with the `simd` feature on x86-64, chosen at run time; the same codes
-//!   on every backend), and its decoder. One 16-bit code per 8-dim block.
+//!   construction), its exact nearest-codeword encoder (four blocks at a
+//!   time in structure-of-arrays form; scalar, and AVX2 with the `simd`
+//!   feature on x86-64, chosen at run time; the same codes on every
+//!   backend), and its decoder. One 16-bit code per 8-dim block.
 //! - [`shell`]: 32 bits per 8-dim block (4 bits per coordinate), a
 //!   gain–shape code: the nearest direction among the 254,864,880 points
 //!   of one E8 shell (28-bit index, ranked by leader, arrangement and
