@@ -49,3 +49,18 @@ def test_readme_tour_passes_mypy_strict(tmp_path):
                           "tour.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_root_readme_python_example_runs(tmp_path):
+    """The Python example of the repository's README.md runs as written
+    (on fewer vectors)."""
+    text = (PYTHON_DIR.parent / "README.md").read_text()
+    section = text.split("\n## Python", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        exec(code.replace("1_000_000", "20_000").replace("10_000", "1_000"), {})
+    finally:
+        os.chdir(cwd)
+    assert (tmp_path / "points.hyd").exists() and (tmp_path / "codes.hyq").exists()
