@@ -22,7 +22,7 @@
 //! | [`nearest_roots_checked_into`], [`nearest_roots_checked`] | [`Gf8::check`], then [`Gf8::nearest_root`] | identical to [`validate`], then [`nearest_roots`] |
 //! | [`nearest_lattice_points_into`], [`nearest_lattice_points`] | [`E8Point::nearest`] | identical points and errors |
 //! | [`geodesic_distances_into`], [`geodesic_distances`], [`geodesic_distances_checked_into`] | [`Gf8::geodesic_distance`] (the last after [`Gf8::check`]) | the same cases; within 5 ulp of the exact angle (`f32` lanes, polynomial `atan`), 1 ulp within 1e-3 rad of 0 and π (`f64`) |
-//! | [`slerp_into`], [`slerp`] | [`Gf8::slerp`] | the same cases; each coordinate within 1 ulp but for nearly opposite inputs (polynomial `atan`, `sin`, `cos` in `f64`) |
+//! | [`slerp_into`], [`slerp`], [`slerp_checked_into`] | [`Gf8::slerp`] (the last after [`Gf8::check`]) | the same cases; each coordinate within 1 ulp but for nearly opposite inputs (polynomial `atan`, `sin`, `cos` in `f64`) |
 //!
 //! The last two take each operand as one value for every row or one per
 //! row ([`PerRow`]): pairwise, or one vector against many. Their backends
@@ -77,7 +77,7 @@ mod sphere;
 use crate::simd::scalar::{as_slots, assert_bytes_len, assert_same_len, assume_written};
 pub use sphere::{
     geodesic_distances, geodesic_distances_checked_into, geodesic_distances_into, slerp,
-    slerp_into, Operand, OperandError, PerRow,
+    slerp_checked_into, slerp_into, Operand, OperandError, PerRow,
 };
 
 /// A set of kernels: scalar, portable SIMD, or AVX2 + FMA.

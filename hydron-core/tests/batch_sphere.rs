@@ -221,11 +221,7 @@ fn hard_pairs(rng: &mut Rng, n: usize) -> (Vec<Gf8>, Vec<Gf8>) {
             // from `acos` of the cosine to the stable formula (cosine
             // 0.9999: 0.01414 rad), and as far from π.
             8 => at_angle(x, rng.unit(), switch_band(rng, i)),
-            9 => at_angle(
-                x,
-                rng.unit(),
-                core::f64::consts::PI - switch_band(rng, i),
-            ),
+            9 => at_angle(x, rng.unit(), core::f64::consts::PI - switch_band(rng, i)),
             _ => rng.unit(),
         };
         let x = if i % 23 == 0 { Gf8::ZERO } else { x };
@@ -377,7 +373,10 @@ fn accuracy_over_many_inputs() {
         }
     }
     eprintln!("geodesic: {narrow} pairs on the narrow path: at most {worst_ulps} ulp; {wide} near 0 or π: {worst_excess:e} rad beyond half an ulp; per vector {worst_per_vector:e}");
-    assert!(narrow > 100_000 && wide > 20_000, "{narrow} narrow, {wide} wide");
+    assert!(
+        narrow > 100_000 && wide > 20_000,
+        "{narrow} narrow, {wide} wide"
+    );
     assert!(
         worst_excess <= 1e-15,
         "{worst_excess:e} rad beyond half an ulp near 0 or π"
@@ -461,6 +460,58 @@ fn checked_geodesic_matches_and_reports_the_first_bad_vector() {
         let mut bad = ra.to_vec();
         bad[index][0] = -f32::INFINITY;
         assert_eq!(run(PerRow::Each(&bad), PerRow::Each(rb)).error.index, index);
+    }
+}
+
+#[test]
+fn checked_slerp_matches_and_reports_the_first_bad_vector() {
+    use hydron_core::batch::{Operand, OperandError};
+    use hydron_core::{BatchError, Gf8Error};
+    let mut rng = Rng(0x5EED_0006);
+    // Past a block (4096) and the thread split (8,192), with a tail.
+    let n = 20_003;
+    let (a, b) = hard_pairs(&mut rng, n);
+    let (ra, rb) = (Gf8::slice_as_arrays(&a), Gf8::slice_as_arrays(&b));
+    let ts: Vec<f32> = (0..n).map(|i| (i % 101) as f32 / 100.0).collect();
+    let t = PerRow::Each(&ts[..]);
+    let want = batch::slerp(PerRow::Each(&a), PerRow::Each(&b), t);
+    let mut out = vec![Gf8::ZERO; n];
+    batch::slerp_checked_into(PerRow::Each(ra), PerRow::Each(rb), t, &mut out).unwrap();
+    assert_eq!(bits(&out), bits(&want));
+    let want = batch::slerp(PerRow::All(a[1]), PerRow::Each(&b), t);
+    batch::slerp_checked_into(PerRow::All(ra[1]), PerRow::Each(rb), t, &mut out).unwrap();
+    assert_eq!(bits(&out), bits(&want));
+
+    let run = |x: PerRow<'_, [f32; 8]>, y: PerRow<'_, [f32; 8]>| {
+        let mut out = vec![Gf8::ZERO; n];
+        batch::slerp_checked_into(x, y, t, &mut out).unwrap_err()
+    };
+    let error = |operand, index, error| OperandError {
+        operand,
+        error: BatchError { index, error },
+    };
+    let mut bad_a = ra.to_vec();
+    let mut bad_b = rb.to_vec();
+    bad_b[7][2] = f32::NAN;
+    bad_a[15_000][5] = f32::INFINITY;
+    bad_a[17_000][1] = 3.0;
+    let err = run(PerRow::Each(&bad_a), PerRow::Each(&bad_b));
+    assert_eq!((err.operand, err.error.index), (Operand::A, 15_000));
+    assert_eq!(
+        run(PerRow::Each(ra), PerRow::Each(&bad_b)),
+        error(Operand::B, 7, Gf8Error::NotANumber { coordinate: 2 })
+    );
+    let err = run(PerRow::Each(rb), PerRow::All([2.0; 8]));
+    assert_eq!((err.operand, err.error.index), (Operand::B, 0));
+    // Each position of a group of four and of the tail, a norm just
+    // outside the band (the unit test of `simd/sphere.rs` runs each
+    // backend's kernel on such rows).
+    for index in [0, 1, 2, 3, 4095, n - 3, n - 1] {
+        let mut bad = rb.to_vec();
+        bad[index] = [0.6, 0.8, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0].map(|x| x * 1.001);
+        let err = run(PerRow::All(ra[0]), PerRow::Each(&bad));
+        assert_eq!((err.operand, err.error.index), (Operand::B, index));
+        assert!(matches!(err.error.error, Gf8Error::NotUnitNorm { .. }));
     }
 }
 

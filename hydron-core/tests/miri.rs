@@ -414,7 +414,9 @@ fn shell_encoder_on_every_backend() {
 #[test]
 fn search_kernels_on_every_backend() {
     use hydron_core::quant::{LatticeQuantizer, Metric};
-    let x: Vec<f32> = (0..10 * 16).map(|i| ((i * 37 % 23) as f32 - 11.0) / 7.0).collect();
+    let x: Vec<f32> = (0..10 * 16)
+        .map(|i| ((i * 37 % 23) as f32 - 11.0) / 7.0)
+        .collect();
     for bits in [2] {
         let q = LatticeQuantizer::new(16, bits, 3).unwrap();
         let codes = q.encode(&x).unwrap();

@@ -564,7 +564,8 @@ pub fn geodesic_distance<'py>(
         gil::run_on_vectors(py, n, || run(slots)).map_err(|e| batch_error(py, e))?;
         return Ok(out.clone());
     }
-    let mut floats = vec![0f32; n];
+    // Huge pages (where advised), as the batch kernels' own outputs.
+    let mut floats: Vec<f32> = hydron_core::huge::zeroed_vec(n);
     gil::run_on_vectors(py, n, || run(&mut floats)).map_err(|e| batch_error(py, e))?;
     single_row(PyArray1::from_vec(py, floats).into_any(), scalar)
 }
@@ -578,17 +579,49 @@ fn per_row<T: Copy>(values: &[T]) -> PerRow<'_, T> {
     }
 }
 
-/// The interpolation parameter of `slerp`: one number, or one per row.
-enum Ts {
+/// The interpolation parameter of `slerp`: one number, or one per row
+/// (converted, or a float32 array's own memory).
+enum Ts<'py> {
     One(f32),
     Many(Vec<f32>),
+    Borrowed(numpy::PyReadonlyArray1<'py, f32>),
+}
+
+impl Ts<'_> {
+    /// The values, one per row (or one for all).
+    fn as_slice(&self) -> PyResult<&[f32]> {
+        match self {
+            Ts::One(t) => Ok(std::slice::from_ref(t)),
+            Ts::Many(ts) => Ok(ts),
+            Ts::Borrowed(ts) => Ok(ts.as_slice()?),
+        }
+    }
+}
+
+/// The error for a `t` that is not finite in float32 (`wide` its value as
+/// given; `at` its index, for an array).
+fn infinite_t(wide: f64, at: Option<usize>) -> PyErr {
+    PyValueError::new_err(format!(
+        "t: expected finite numbers (within float32's range), got {wide}{}",
+        at.map_or_else(String::new, |i| format!(" at t[{i}]"))
+    ))
 }
 
 /// Reads `t`: a number, or a one-dimensional array of numbers (converted
-/// to float32), each finite.
-fn interpolation_parameter(t: &Bound<'_, PyAny>) -> PyResult<Ts> {
+/// to float32, except a C-contiguous float32 array, which is read in
+/// place), each finite.
+fn interpolation_parameter<'py>(t: &Bound<'py, PyAny>) -> PyResult<Ts<'py>> {
     let py = t.py();
     arrays::refuse_masked(t, "t")?;
+    if let Ok(array) = t.cast::<PyArray1<f32>>() {
+        if array.is_c_contiguous() {
+            let ts = array.readonly();
+            if let Some(i) = ts.as_slice()?.iter().position(|x| !x.is_finite()) {
+                return Err(infinite_t(f64::from(ts.as_slice()?[i]), Some(i)));
+            }
+            return Ok(Ts::Borrowed(ts));
+        }
+    }
     let np = py.import("numpy")?;
     let arr = np.getattr("asarray")?.call1((t,))?;
     let arr = arr.cast::<PyUntypedArray>()?;
@@ -605,15 +638,7 @@ fn interpolation_parameter(t: &Bound<'_, PyAny>) -> PyResult<Ts> {
         .to_vec()?;
     let narrow: Vec<f32> = wide.iter().map(|&x| x as f32).collect();
     if let Some(i) = narrow.iter().position(|x| !x.is_finite()) {
-        return Err(PyValueError::new_err(format!(
-            "t: expected finite numbers (within float32's range), got {}{}",
-            wide[i],
-            if arr.ndim() == 0 {
-                String::new()
-            } else {
-                format!(" at t[{i}]")
-            }
-        )));
+        return Err(infinite_t(wide[i], (arr.ndim() != 0).then_some(i)));
     }
     match arr.ndim() {
         0 => Ok(Ts::One(narrow[0])),
@@ -628,7 +653,7 @@ fn interpolation_parameter(t: &Bound<'_, PyAny>) -> PyResult<Ts> {
 /// Spherical linear interpolation from ``a`` (t = 0) to ``b`` (t = 1).
 ///
 /// Computed in float64 by the SIMD batch kernels (across threads for large
-/// inputs) and rounded once; the cases of Rust's ``Gf8::slerp`` (opposite
+/// inputs, the vectors checked in the same pass) and rounded once; the cases of Rust's ``Gf8::slerp`` (opposite
 /// vectors follow a fixed half circle, a zero vector gives the other's
 /// direction).
 ///
@@ -662,24 +687,30 @@ pub fn slerp<'py>(
     t: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let ts = interpolation_parameter(t)?;
-    with_pair(py, a, b, |p| {
-        let (ts, one_t) = match &ts {
-            Ts::One(t) => (std::slice::from_ref(t), true),
-            Ts::Many(ts) => (&ts[..], false),
-        };
-        let Some(n) = broadcast(&[p.a.len(), p.b.len(), ts.len()]) else {
-            return Err(PyValueError::new_err(format!(
-                "a, b and t: {}, {} and {} rows do not broadcast",
-                p.a.len(),
-                p.b.len(),
-                ts.len()
-            )));
-        };
-        let out = gil::run_on_vectors(py, n, || {
-            batch::slerp(per_row(p.a), per_row(p.b), per_row(ts))
-        });
-        single_row(gf8_out(py, out).into_any(), p.scalar && one_t)
+    let one_t = matches!(ts, Ts::One(_));
+    let ((va, sa), (vb, sb)) = (arrays::input(a, "a")?, arrays::input(b, "b")?);
+    let (ra, rb, ts) = (va.arrays(), vb.arrays(), ts.as_slice()?);
+    // Invalid vectors are reported before row counts that do not
+    // broadcast (as every pairwise function does): on that error, `pair`
+    // checks the vectors first.
+    let Some(n) = broadcast(&[ra.len(), rb.len(), ts.len()]) else {
+        pair(py, &va, sa, &vb, sb)?;
+        return Err(PyValueError::new_err(format!(
+            "a, b and t: {}, {} and {} rows do not broadcast",
+            ra.len(),
+            rb.len(),
+            ts.len()
+        )));
+    };
+    // The vectors are checked a block at a time just before the kernel
+    // reads them (one read of memory): the errors are those of checking
+    // `a`, then `b`.
+    let mut out: Vec<Gf8> = hydron_core::huge::zeroed_vec(n);
+    gil::run_on_vectors(py, n, || {
+        batch::slerp_checked_into(per_row(ra), per_row(rb), per_row(ts), &mut out)
     })
+    .map_err(|e| batch_error(py, e.error))?;
+    single_row(gf8_out(py, out).into_any(), sa && sb && one_t)
 }
 
 /// The spherical (Karcher) mean of unit vectors, optionally weighted.

@@ -205,6 +205,20 @@ impl Backend {
         t: PerRow<'_, f32>,
         out: &mut [Gf8],
     ) {
+        let _all_valid = self.slerp_checked_rows(as_rows(a), as_rows(b), t, out);
+    }
+
+    /// The slerp kernel of this backend on rows it checks as it goes,
+    /// lengths checked: `false` if a row fails `Gf8::check` (`out` is then
+    /// unspecified).
+    #[inline]
+    fn slerp_checked_rows(
+        self,
+        a: PerRow<'_, [f32; 8]>,
+        b: PerRow<'_, [f32; 8]>,
+        t: PerRow<'_, f32>,
+        out: &mut [Gf8],
+    ) -> bool {
         match self.kernels() {
             Kernels::Scalar => crate::simd::sphere::slerp_from(a, b, t, out),
             #[cfg(feature = "simd")]
@@ -392,7 +406,8 @@ impl core::fmt::Display for Operand {
     }
 }
 
-/// A bad vector in an operand of [`geodesic_distances_checked_into`]: the
+/// A bad vector in an operand of [`geodesic_distances_checked_into`] or
+/// [`slerp_checked_into`]: the
 /// operand, and what [`validate`](super::validate) says about it (its first
 /// bad vector; index 0 for a [`PerRow::All`] operand).
 ///
@@ -419,8 +434,9 @@ pub struct OperandError {
     pub error: crate::BatchError,
 }
 
-/// Rows per block of [`geodesic_distances_checked_into`]: between blocks
-/// a thread looks whether another has found a bad vector.
+/// Rows per block of [`geodesic_distances_checked_into`] and
+/// [`slerp_checked_into`]: between blocks a thread looks whether another
+/// has found a bad vector.
 const CHECK_BLOCK: usize = 4096;
 
 /// The geodesic distances of [`geodesic_distances_into`] for coordinates
@@ -485,20 +501,93 @@ pub fn geodesic_distances_checked_into(
     if !failed.load(Ordering::Relaxed) {
         return Ok(());
     }
-    // The error path: the errors of validating `a`, then `b`.
+    Err(operand_error(a, b))
+}
+
+/// The error of validating `a`, then `b`, when one of them has a bad
+/// vector.
+#[cold]
+fn operand_error(a: PerRow<'_, [f32; 8]>, b: PerRow<'_, [f32; 8]>) -> OperandError {
     let first_error = |v: PerRow<'_, [f32; 8]>| match v {
         PerRow::All(v) => Gf8::check(&v).map_err(|error| crate::BatchError { index: 0, error }),
         PerRow::Each(rows) => super::validate(rows),
     };
-    first_error(a).map_err(|error| OperandError {
-        operand: Operand::A,
-        error,
-    })?;
-    first_error(b).map_err(|error| OperandError {
-        operand: Operand::B,
-        error,
-    })?;
-    unreachable!("a block failed its check, but neither operand has a bad vector")
+    let error = |operand| move |error| OperandError { operand, error };
+    match (first_error(a), first_error(b)) {
+        (Err(e), _) => error(Operand::A)(e),
+        (Ok(()), Err(e)) => error(Operand::B)(e),
+        (Ok(()), Ok(())) => {
+            unreachable!("a block failed its check, but neither operand has a bad vector")
+        }
+    }
+}
+
+/// The interpolated vectors of [`slerp_into`] for coordinates that have
+/// not been checked (a numpy array, a mapped file): each operand is
+/// checked as [`validate`](super::validate) checks it, in the kernel's
+/// pass (each vector is read from memory once).
+///
+/// On error the result is exactly that of validating `a`, then `b`, as for
+/// [`geodesic_distances_checked_into`]; `out` is then unspecified. With the
+/// `parallel` feature the blocks are split across threads, as in
+/// [`slerp_into`].
+///
+/// # Panics
+///
+/// If a [`PerRow::Each`] operand does not have `out.len()` rows.
+///
+/// ```
+/// use hydron_core::batch::{self, Operand, PerRow};
+/// use hydron_core::Gf8;
+///
+/// let a = [[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]; 3];
+/// let b = [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+/// let mut out = [Gf8::ZERO; 3];
+/// batch::slerp_checked_into(PerRow::Each(&a), PerRow::All(b), PerRow::Each(&[0.0, 0.5, 1.0]), &mut out)?;
+/// assert_eq!((out[0].to_array(), out[2].to_array()), (a[0], b));
+/// let err = batch::slerp_checked_into(PerRow::Each(&a), PerRow::All([2.0; 8]), PerRow::All(0.5), &mut out)
+///     .unwrap_err();
+/// assert_eq!((err.operand, err.error.index), (Operand::B, 0));
+/// # Ok::<(), hydron_core::batch::OperandError>(())
+/// ```
+#[track_caller]
+pub fn slerp_checked_into(
+    a: PerRow<'_, [f32; 8]>,
+    b: PerRow<'_, [f32; 8]>,
+    t: PerRow<'_, f32>,
+    out: &mut [Gf8],
+) -> Result<(), OperandError> {
+    use core::sync::atomic::{AtomicBool, Ordering};
+    assert_rows(out.len(), &[("a", a.len()), ("b", b.len()), ("t", t.len())]);
+    let backend = super::backend();
+    let whole_ok = |v: PerRow<'_, [f32; 8]>| match v {
+        PerRow::All(v) => Gf8::check(&v).is_ok(),
+        PerRow::Each(_) => true,
+    };
+    let failed = AtomicBool::new(!(whole_ok(a) && whole_ok(b)));
+    let piece = |start: usize, out: &mut [Gf8]| {
+        for (n, out) in out.chunks_mut(CHECK_BLOCK).enumerate() {
+            if failed.load(Ordering::Relaxed) {
+                return;
+            }
+            let (first, len) = (start + n * CHECK_BLOCK, out.len());
+            let (a, b, t) = (a.rows(first, len), b.rows(first, len), t.rows(first, len));
+            if !backend.slerp_checked_rows(a, b, t, out) {
+                failed.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+    };
+    if !failed.load(Ordering::Relaxed) {
+        #[cfg(feature = "parallel")]
+        crate::parallel::split_rows(out, crate::parallel::SLERP_MIN_VECTORS, piece);
+        #[cfg(not(feature = "parallel"))]
+        piece(0, out);
+    }
+    if !failed.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    Err(operand_error(a, b))
 }
 
 /// Vectors as rows (a free cast).

@@ -154,7 +154,13 @@ pub(crate) const PARALLEL_EPS: f64 = 1e-12;
 /// highest power first, in `f32`: a weighted least-squares fit iterated
 /// towards minimax (Lawson); `r + r·z·P(z)` evaluated in `f32` by Horner's
 /// rule is within 0.61 ulp of `atan(r)` there.
-pub(crate) const ATAN32_P: [f32; 5] = [-0.060_834_53, 0.105_960_01, -0.142_438_49, 0.199_984_9, -0.333_333_16];
+pub(crate) const ATAN32_P: [f32; 5] = [
+    -0.060_834_53,
+    0.105_960_01,
+    -0.142_438_49,
+    0.199_984_9,
+    -0.333_333_16,
+];
 /// `tan(π/8)`: above it (as a ratio) the narrow `atan` reduces its
 /// argument to `(r − 1)/(r + 1)`.
 pub(crate) const TAN_FRAC_PI_8: f32 = 0.414_213_57;
@@ -300,15 +306,15 @@ macro_rules! sphere_lanes {
             acc
         }
 
-        /// The polynomial with `coefficients` (highest power first, at
-        /// most 16) by Estrin's scheme: pairs of terms combined with `z`,
+        /// The polynomial with `coefficients` (highest power first) by
+        /// Estrin's scheme: pairs of terms combined with `z`,
         /// then pairs of those with `z²`, and so on, for a short chain of
         /// dependent operations.
         $(#[$attr])*
         #[inline]
-        fn estrin(z: F, coefficients: &[f64]) -> F {
-            let n = coefficients.len();
-            let mut terms = [splat(0.0); 16];
+        fn estrin<const N: usize>(z: F, coefficients: &[f64; N]) -> F {
+            let n = N;
+            let mut terms = [splat(0.0); N];
             for i in 0..n {
                 terms[i] = splat(coefficients[n - 1 - i]);
             }
@@ -869,8 +875,8 @@ pub(crate) fn redo_geodesic(
 #[cold]
 #[inline(never)]
 pub(crate) fn redo_slerp(
-    a: PerRow<'_, Gf8>,
-    b: PerRow<'_, Gf8>,
+    a: PerRow<'_, [f32; 8]>,
+    b: PerRow<'_, [f32; 8]>,
     t: PerRow<'_, f32>,
     start: usize,
     quad: &mut [Gf8; 4],
@@ -878,9 +884,32 @@ pub(crate) fn redo_slerp(
 ) {
     for (i, slot) in quad.iter_mut().enumerate() {
         if fast & (1 << i) == 0 {
-            *slot = slerp(a.get(start + i), b.get(start + i), t.get(start + i));
+            *slot = slerp(
+                Gf8::new_unchecked(a.get(start + i)),
+                Gf8::new_unchecked(b.get(start + i)),
+                t.get(start + i),
+            );
         }
     }
+}
+
+/// For the SIMD slerp kernels: whether the rows `start..start + 4` of
+/// `a` whose bit in `unit_a` is clear (and those of `b`, by `unit_b`) pass
+/// `Gf8::check` (zero vectors). Out of line.
+#[cfg(feature = "simd")]
+#[cold]
+#[inline(never)]
+pub(crate) fn recheck_quad(
+    a: PerRow<'_, [f32; 8]>,
+    b: PerRow<'_, [f32; 8]>,
+    start: usize,
+    unit_a: u32,
+    unit_b: u32,
+) -> bool {
+    (0..4).all(|i| {
+        (unit_a & (1 << i) != 0 || Gf8::check(&a.get(start + i)).is_ok())
+            && (unit_b & (1 << i) != 0 || Gf8::check(&b.get(start + i)).is_ok())
+    })
 }
 
 /// The scalar geodesic kernel: row `i` of `out` from row `i` of `a` and
@@ -901,16 +930,23 @@ pub(crate) fn geodesic_distances_from(
 }
 
 /// The scalar slerp kernel: row `i` of `out` from row `i` of `a`, `b` and
-/// `t` (lengths checked by the caller).
+/// `t` (lengths checked by the caller), each row of `a` and `b` checked as
+/// `Gf8::check` checks it. `false` if one fails (`out` is then
+/// unspecified).
 pub(crate) fn slerp_from(
-    a: PerRow<'_, Gf8>,
-    b: PerRow<'_, Gf8>,
+    a: PerRow<'_, [f32; 8]>,
+    b: PerRow<'_, [f32; 8]>,
     t: PerRow<'_, f32>,
     out: &mut [Gf8],
-) {
+) -> bool {
     for (i, slot) in out.iter_mut().enumerate() {
-        *slot = slerp(a.get(i), b.get(i), t.get(i));
+        let (x, y) = (a.get(i), b.get(i));
+        if Gf8::check(&x).is_err() || Gf8::check(&y).is_err() {
+            return false;
+        }
+        *slot = slerp(Gf8::new_unchecked(x), Gf8::new_unchecked(y), t.get(i));
     }
+    true
 }
 
 #[cfg(test)]
@@ -1079,11 +1115,23 @@ mod tests {
             }
             let scalar: [(f32, bool); 8] = core::array::from_fn(|i| narrow::geodesic(&a[i], &b[i]));
             let angles = scalar.map(|(angle, _)| angle.to_bits());
-            let mask = scalar.iter().enumerate().fold(0u32, |m, (i, &(_, ok))| m | (u32::from(ok) << i));
+            let mask = scalar
+                .iter()
+                .enumerate()
+                .fold(0u32, |m, (i, &(_, ok))| m | (u32::from(ok) << i));
             let as_bits = |(angles, mask): ([f32; 8], u32)| {
                 // Lanes outside the mask are the scalar kernel's: only
                 // the mask and the lanes in it must agree.
-                (core::array::from_fn::<u32, 8, _>(|i| if mask & (1 << i) != 0 { angles[i].to_bits() } else { 0 }), mask)
+                (
+                    core::array::from_fn::<u32, 8, _>(|i| {
+                        if mask & (1 << i) != 0 {
+                            angles[i].to_bits()
+                        } else {
+                            0
+                        }
+                    }),
+                    mask,
+                )
             };
             let expected = as_bits((angles.map(f32::from_bits), mask));
             #[cfg(feature = "simd")]
@@ -1124,7 +1172,8 @@ mod tests {
             let along = (0..8).map(|k| x[k] * y[k]).sum::<f64>();
             let y: [f64; 8] = core::array::from_fn(|k| y[k] - along * x[k]);
             let ny = y.iter().map(|v| v * v).sum::<f64>().sqrt();
-            let b: [f64; 8] = core::array::from_fn(|k| x[k] * theta.cos() + y[k] / ny * theta.sin());
+            let b: [f64; 8] =
+                core::array::from_fn(|k| x[k] * theta.cos() + y[k] / ny * theta.sin());
             let a = unit_f32(x, 1.0 + 9.9e-6 * next());
             let b = unit_f32(b, 1.0 + 9.9e-6 * next());
             let (angle, ok) = narrow::geodesic(&a, &b);
@@ -1136,8 +1185,14 @@ mod tests {
             let wb = b.map(f64::from);
             let na = wa.iter().map(|v| v * v).sum::<f64>().sqrt();
             let nb = wb.iter().map(|v| v * v).sum::<f64>().sqrt();
-            let d = (0..8).map(|k| (wa[k] / na - wb[k] / nb).powi(2)).sum::<f64>().sqrt();
-            let s = (0..8).map(|k| (wa[k] / na + wb[k] / nb).powi(2)).sum::<f64>().sqrt();
+            let d = (0..8)
+                .map(|k| (wa[k] / na - wb[k] / nb).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            let s = (0..8)
+                .map(|k| (wa[k] / na + wb[k] / nb).powi(2))
+                .sum::<f64>()
+                .sqrt();
             let exact = 2.0 * d.atan2(s);
             let rounded = exact as f32;
             let ulp = f64::from(f32::from_bits(rounded.to_bits() + 1) - rounded);
@@ -1150,7 +1205,77 @@ mod tests {
             "narrow geodesic: {count} angles, worst {worst} ulp, mean {} ulp",
             sum / f64::from(count)
         );
-        assert!(count > steps * 99 / 100, "{count} of {steps} on the narrow path");
+        assert!(
+            count > steps * 99 / 100,
+            "{count} of {steps} on the narrow path"
+        );
         assert!(worst <= 5.0, "worst {worst} ulp");
+    }
+
+    /// Every backend's slerp kernel checks every row of a per-row operand:
+    /// a norm just outside `Gf8::check`'s band, or a NaN, at each position
+    /// of a group of four and of the tail, in `a` or in `b`, makes it
+    /// return `false`; zero rows and valid ones do not.
+    #[test]
+    fn slerp_kernels_check_every_row() {
+        use crate::batch::PerRow;
+        use crate::Gf8;
+        let mut next = uniform(0x0C0F_FEE0);
+        let rows = 11;
+        let good: Vec<[f32; 8]> = (0..rows)
+            .map(|_| unit_f32(core::array::from_fn(|_| next()), 1.0))
+            .collect();
+        let other: Vec<[f32; 8]> = (0..rows)
+            .map(|i| {
+                if i == 5 {
+                    [0.0; 8]
+                } else {
+                    unit_f32(core::array::from_fn(|_| next()), 1.0)
+                }
+            })
+            .collect();
+        let t = PerRow::All(0.4);
+        type Kernel =
+            fn(PerRow<'_, [f32; 8]>, PerRow<'_, [f32; 8]>, PerRow<'_, f32>, &mut [Gf8]) -> bool;
+        #[allow(unused_mut)] // without `simd`, the scalar kernel only
+        let mut kernels: Vec<(&str, Kernel)> = vec![("scalar", super::slerp_from)];
+        #[cfg(feature = "simd")]
+        kernels.push(("portable", crate::simd::portable::slerp_into));
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        if crate::simd::Avx2Fma::detect().is_some() {
+            kernels.push(("AVX2", |a, b, t, out| {
+                crate::simd::Avx2Fma::detect()
+                    .expect("AVX2")
+                    .slerp_into(a, b, t, out)
+            }));
+        }
+        for (name, kernel) in kernels {
+            let mut out = vec![Gf8::ZERO; rows];
+            assert!(
+                kernel(PerRow::Each(&good), PerRow::Each(&other), t, &mut out),
+                "{name}"
+            );
+            assert!(
+                kernel(PerRow::All(good[0]), PerRow::Each(&other), t, &mut out),
+                "{name}"
+            );
+            for index in 0..rows {
+                // Squared norms 1 + 3e-5 (the band is 2e-5 wide) and NaN.
+                for bad in [1.000_03_f32.sqrt(), f32::NAN] {
+                    let mut rows_bad = good.clone();
+                    if bad.is_nan() {
+                        rows_bad[index][index % 8] = bad;
+                    } else {
+                        rows_bad[index] = rows_bad[index].map(|x| x * bad);
+                    }
+                    for (a, b) in [(&rows_bad, &other), (&other, &rows_bad)] {
+                        assert!(
+                            !kernel(PerRow::Each(a), PerRow::Each(b), t, &mut out),
+                            "{name}: row {index} ({bad}) passed"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

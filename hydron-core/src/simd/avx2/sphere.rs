@@ -11,13 +11,15 @@ use core::arch::x86_64::{
     __m128, __m256, __m256d, _mm256_add_pd, _mm256_and_pd, _mm256_blendv_pd,
     _mm256_castps128_ps256, _mm256_castps256_ps128, _mm256_castsi256_pd, _mm256_cmp_pd,
     _mm256_cvtpd_ps, _mm256_cvtps_pd, _mm256_div_pd, _mm256_extractf128_ps, _mm256_insertf128_ps,
-    _mm256_movemask_pd, _mm256_mul_pd, _mm256_or_pd, _mm256_set1_epi64x, _mm256_set1_pd,
-    _mm256_sqrt_pd, _mm256_sub_pd, _mm256_xor_pd, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ,
-    _CMP_LT_OQ,
+    _mm256_movemask_pd, _mm256_mul_pd, _mm256_mul_ps, _mm256_or_pd, _mm256_set1_epi64x,
+    _mm256_set1_pd, _mm256_sqrt_pd, _mm256_sub_pd, _mm256_xor_pd, _mm_add_ps, _mm_and_ps,
+    _mm_castsi128_ps, _mm_cmp_ps, _mm_movemask_ps, _mm_set1_epi32, _mm_set1_ps, _mm_sub_ps,
+    _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
 };
 
 use super::{load, transpose_4x4, Avx2Fma};
 use crate::batch::PerRow;
+use crate::gf8::NORM_SQ_TOLERANCE;
 use crate::simd::sphere;
 use crate::Gf8;
 
@@ -41,14 +43,17 @@ impl Avx2Fma {
 
     /// [`batch::slerp_into`](crate::batch::slerp_into); the operands have
     /// `out.len()` rows.
+    /// The rows of a per-row operand are checked in the same pass (a
+    /// single vector must have been checked): `false` if one fails
+    /// `Gf8::check` (`out` is then unspecified).
     #[inline]
     pub(crate) fn slerp_into(
         self,
-        a: PerRow<'_, Gf8>,
-        b: PerRow<'_, Gf8>,
+        a: PerRow<'_, [f32; 8]>,
+        b: PerRow<'_, [f32; 8]>,
         t: PerRow<'_, f32>,
         out: &mut [Gf8],
-    ) {
+    ) -> bool {
         // SAFETY: as in `geodesic_distances_into`: detection found AVX2
         // and FMA.
         unsafe { slerp_avx2(a, b, t, out) }
@@ -165,25 +170,28 @@ enum Columns<'a> {
 /// `operand` as [`Columns`].
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn columns(operand: PerRow<'_, Gf8>) -> Columns<'_> {
+fn columns(operand: PerRow<'_, [f32; 8]>) -> Columns<'_> {
     match operand {
         PerRow::All(v) => {
             let mut columns = [splat(0.0); 8];
-            for (column, &x) in columns.iter_mut().zip(v.as_array()) {
+            for (column, x) in columns.iter_mut().zip(v) {
                 *column = splat(f64::from(x));
             }
             Columns::All(columns)
         }
-        PerRow::Each(vs) => Columns::Each(Gf8::slice_as_arrays(vs)),
+        PerRow::Each(rows) => Columns::Each(rows),
     }
 }
 
-/// Coordinate `k` of rows `start..start + 4` in column `k`.
+/// Coordinate `k` of rows `start..start + 4` in column `k`, and the bit
+/// mask of the rows whose squared norm (in `f32`, in the order of
+/// `gf8::dot`) passes `Gf8::check`'s fast test (all four for one vector,
+/// which the caller has checked).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn columns_at(columns: &Columns<'_>, start: usize) -> [F; 8] {
+fn columns_at(columns: &Columns<'_>, start: usize) -> ([F; 8], u32) {
     match columns {
-        Columns::All(columns) => *columns,
+        Columns::All(columns) => (*columns, 0b1111),
         Columns::Each(rows) => {
             let rows = &rows[start..start + 4];
             let (c04, c15, c26, c37) = transpose_4x4(&[
@@ -192,16 +200,39 @@ fn columns_at(columns: &Columns<'_>, start: usize) -> [F; 8] {
                 load(&rows[2]),
                 load(&rows[3]),
             ]);
-            [
-                low(c04),
-                low(c15),
-                low(c26),
-                low(c37),
-                high(c04),
-                high(c15),
-                high(c26),
-                high(c37),
-            ]
+            // x_k² + x_{k+4}² for each row, then the pairwise sum.
+            let halves = |c: __m256| {
+                let square = _mm256_mul_ps(c, c);
+                _mm_add_ps(
+                    _mm256_castps256_ps128(square),
+                    _mm256_extractf128_ps::<1>(square),
+                )
+            };
+            let norm_sq = _mm_add_ps(
+                _mm_add_ps(halves(c04), halves(c26)),
+                _mm_add_ps(halves(c15), halves(c37)),
+            );
+            let deviation = _mm_and_ps(
+                _mm_sub_ps(norm_sq, _mm_set1_ps(1.0)),
+                _mm_castsi128_ps(_mm_set1_epi32(i32::MAX)),
+            );
+            let unit = _mm_movemask_ps(_mm_cmp_ps::<_CMP_LE_OQ>(
+                deviation,
+                _mm_set1_ps(NORM_SQ_TOLERANCE),
+            )) as u32;
+            (
+                [
+                    low(c04),
+                    low(c15),
+                    low(c26),
+                    low(c37),
+                    high(c04),
+                    high(c15),
+                    high(c26),
+                    high(c37),
+                ],
+                unit,
+            )
         }
     }
 }
@@ -235,19 +266,27 @@ fn ts_at(t: PerRow<'_, f32>, start: usize) -> F {
 
 /// [`batch::slerp_into`](crate::batch::slerp_into): the fast lanes for
 /// each group of four, and the scalar kernel for the lanes they leave
-/// (and the tail).
+/// (and the tail). The rows of a per-row operand are checked in the same
+/// pass (a single vector must have been checked): `false` if one fails
+/// `Gf8::check`.
 #[target_feature(enable = "avx2,fma")]
-fn slerp_avx2(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, t: PerRow<'_, f32>, out: &mut [Gf8]) {
+fn slerp_avx2(
+    a: PerRow<'_, [f32; 8]>,
+    b: PerRow<'_, [f32; 8]>,
+    t: PerRow<'_, f32>,
+    out: &mut [Gf8],
+) -> bool {
     let (columns_a, columns_b) = (columns(a), columns(b));
     let (quads, tail) = out.as_chunks_mut::<4>();
     let done = 4 * quads.len();
     for (n, quad) in quads.iter_mut().enumerate() {
         let start = 4 * n;
-        let (c, ok) = slerp_fast_lanes(
-            &columns_at(&columns_a, start),
-            &columns_at(&columns_b, start),
-            ts_at(t, start),
-        );
+        let ((ca, unit_a), (cb, unit_b)) =
+            (columns_at(&columns_a, start), columns_at(&columns_b, start));
+        if unit_a & unit_b != 0b1111 && !sphere::recheck_quad(a, b, start, unit_a, unit_b) {
+            return false;
+        }
+        let (c, ok) = slerp_fast_lanes(&ca, &cb, ts_at(t, start));
         // Back to rows: coordinates k and k + 4 in one register, then the
         // in-lane transpose (its own inverse).
         let mut joined = [_mm256_castps128_ps256(_mm256_cvtpd_ps(c[0])); 4];
@@ -271,9 +310,8 @@ fn slerp_avx2(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, t: PerRow<'_, f32>, out: &
         b.rows(done, rest),
         t.rows(done, rest),
         tail,
-    );
+    )
 }
-
 
 /// The narrow geodesic path on `__m256`: eight pairs at a time in `f32`
 /// lanes, the arithmetic of `simd/sphere.rs`'s `geodesic_narrow_lanes!`.
@@ -283,8 +321,8 @@ fn slerp_avx2(a: PerRow<'_, Gf8>, b: PerRow<'_, Gf8>, t: PerRow<'_, f32>, out: &
 /// bit-identical to it.
 mod narrow {
     use core::arch::x86_64::{
-        __m256, _mm256_add_ps, _mm256_and_ps, _mm256_blendv_ps, _mm256_castsi256_ps,
-        _mm256_cmp_ps, _mm256_div_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_permute2f128_ps,
+        __m256, _mm256_add_ps, _mm256_and_ps, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmp_ps,
+        _mm256_div_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_permute2f128_ps,
         _mm256_set1_epi32, _mm256_set1_ps, _mm256_sqrt_ps, _mm256_sub_ps, _CMP_LE_OQ,
     };
 
@@ -356,10 +394,18 @@ mod narrow {
     fn rows_at(rows: &[[f32; 8]], start: usize) -> [F; 8] {
         let rows: &[[f32; 8]; 8] = rows[start..start + 8].try_into().expect("8 rows");
         // Coordinates k (low half) and k + 4 (high half) of four rows.
-        let (l0, l1, l2, l3) =
-            transpose_4x4(&[load(&rows[0]), load(&rows[1]), load(&rows[2]), load(&rows[3])]);
-        let (h0, h1, h2, h3) =
-            transpose_4x4(&[load(&rows[4]), load(&rows[5]), load(&rows[6]), load(&rows[7])]);
+        let (l0, l1, l2, l3) = transpose_4x4(&[
+            load(&rows[0]),
+            load(&rows[1]),
+            load(&rows[2]),
+            load(&rows[3]),
+        ]);
+        let (h0, h1, h2, h3) = transpose_4x4(&[
+            load(&rows[4]),
+            load(&rows[5]),
+            load(&rows[6]),
+            load(&rows[7]),
+        ]);
         [
             _mm256_permute2f128_ps::<0x20>(l0, h0),
             _mm256_permute2f128_ps::<0x20>(l1, h1),

@@ -100,10 +100,22 @@ enum Columns<'a> {
 }
 
 impl<'a> Columns<'a> {
-    fn new(operand: PerRow<'a, Gf8>) -> Self {
+    fn new(operand: PerRow<'a, [f32; 8]>) -> Self {
         match operand {
-            PerRow::All(v) => Columns::All(v.to_array().map(|x| splat(f64::from(x)))),
-            PerRow::Each(vs) => Columns::Each(Gf8::slice_as_arrays(vs)),
+            PerRow::All(v) => Columns::All(v.map(|x| splat(f64::from(x)))),
+            PerRow::Each(rows) => Columns::Each(rows),
+        }
+    }
+
+    /// Whether rows `start..start + 4` pass `Gf8::check` (a single vector
+    /// is checked by the caller).
+    #[inline]
+    fn valid(&self, start: usize) -> bool {
+        match self {
+            Columns::All(_) => true,
+            Columns::Each(rows) => rows[start..start + 4]
+                .iter()
+                .all(|row| Gf8::check(row).is_ok()),
         }
     }
 
@@ -133,18 +145,23 @@ fn ts_at(t: PerRow<'_, f32>, start: usize) -> F {
 }
 
 /// [`batch::slerp_into`](crate::batch::slerp_into); the operands have
-/// `out.len()` rows.
+/// `out.len()` rows, and the rows of a per-row operand are checked as
+/// `Gf8::check` checks them (a single vector must have been checked):
+/// `false` if one fails.
 pub(crate) fn slerp_into(
-    a: PerRow<'_, Gf8>,
-    b: PerRow<'_, Gf8>,
+    a: PerRow<'_, [f32; 8]>,
+    b: PerRow<'_, [f32; 8]>,
     t: PerRow<'_, f32>,
     out: &mut [Gf8],
-) {
+) -> bool {
     let (columns_a, columns_b) = (Columns::new(a), Columns::new(b));
     let (quads, tail) = out.as_chunks_mut::<4>();
     let done = 4 * quads.len();
     for (n, quad) in quads.iter_mut().enumerate() {
         let start = 4 * n;
+        if !(columns_a.valid(start) && columns_b.valid(start)) {
+            return false;
+        }
         let (columns, ok) =
             slerp_fast_lanes(&columns_a.at(start), &columns_b.at(start), ts_at(t, start));
         let columns = columns.map(|c| c.to_array());
@@ -161,7 +178,7 @@ pub(crate) fn slerp_into(
         b.rows(done, rest),
         t.rows(done, rest),
         tail,
-    );
+    )
 }
 
 /// The lane functions on four pairs given in `f64` (rows), as `f64`: the
