@@ -107,8 +107,9 @@ def numpy_slerp(a: np.ndarray, b: np.ndarray, t) -> np.ndarray:
 
 
 def kernel_rows(v: np.ndarray, runs: int) -> list:
-    """geodesic_distance and slerp against their numpy one-liners: rows of
-    (what, hydron, numpy, numpy's name)."""
+    """geodesic_distance and slerp against their numpy one-liners, each pair
+    timed in turns (``paired_medians``): rows of (what, hydron, numpy,
+    numpy's name)."""
     w = hydron.normalize(np.random.default_rng(1).standard_normal(v.shape).astype(np.float32))
     q = v[0].copy()
     t = np.random.default_rng(2).random(len(v)).astype(np.float32)
@@ -124,7 +125,9 @@ def kernel_rows(v: np.ndarray, runs: int) -> list:
              lambda: numpy_slerp(v, w, t), "numpy slerp formula"),
             ("slerp (1 vs N, one t)", lambda: hydron.slerp(q, w, 0.3),
              lambda: numpy_slerp(q, w, 0.3), "numpy slerp formula")]:
-        rows.append((what, median_time(mine, runs), median_time(theirs, runs), name))
+        mine(), theirs()  # warm: first-call costs, page cache
+        t_mine, t_theirs = paired_medians(mine, theirs, runs)
+        rows.append((what, t_mine, t_theirs, name))
     return rows
 
 
