@@ -117,11 +117,7 @@ impl Rotation {
     pub fn rotate(&self, v: &mut [f64]) {
         assert_eq!(v.len(), self.dim, "Rotation::rotate: wrong dimension");
         for (start, signs) in &self.windows {
-            let w = &mut v[*start..*start + self.window];
-            for (a, s) in w.iter_mut().zip(signs) {
-                *a *= s;
-            }
-            hadamard(w);
+            signed_hadamard(&mut v[*start..*start + self.window], Some(signs), &[]);
         }
     }
 
@@ -133,11 +129,7 @@ impl Rotation {
     pub fn unrotate(&self, v: &mut [f64]) {
         assert_eq!(v.len(), self.dim, "Rotation::unrotate: wrong dimension");
         for (start, signs) in self.windows.iter().rev() {
-            let w = &mut v[*start..*start + self.window];
-            hadamard(w);
-            for (a, s) in w.iter_mut().zip(signs) {
-                *a *= s;
-            }
+            signed_hadamard(&mut v[*start..*start + self.window], None, signs);
         }
     }
 }
@@ -150,41 +142,63 @@ impl Rotation {
 /// Several rounds are taken in one pass over the slice: the rounds `h = 1`
 /// and 2 on each group of four, then three rounds at a time on the eight
 /// values `h` apart ([`rounds3`]), then two or one; the last pass also
-/// scales. Every round's sums and differences are the same operations on
-/// the same values as round by round, and the scaling the same product,
-/// so the result is the same to the bit.
-#[inline(always)]
+/// scales (below eight values: round by round). Every round's sums and
+/// differences are the same operations on the same values as round by
+/// round, and the scaling the same product, so the result is the same to
+/// the bit. [`Rotation`] runs it through [`signed_hadamard`].
+#[cfg(test)]
 fn hadamard(v: &mut [f64]) {
+    signed_hadamard(v, None, &[]);
+}
+
+/// The rounds `h` = 1 and 2 on four values, each first multiplied by its
+/// sign (`x · 1` is `x`).
+#[inline(always)]
+fn first_rounds(q: &mut [f64; 4], s: [f64; 4]) {
+    let x = [q[0] * s[0], q[1] * s[1], q[2] * s[2], q[3] * s[3]];
+    let (s0, d0) = (x[0] + x[1], x[0] - x[1]);
+    let (s1, d1) = (x[2] + x[3], x[2] - x[3]);
+    *q = [s0 + s1, d0 + d1, s0 - s1, d0 - d1];
+}
+
+/// [`hadamard`] of `v` with each coordinate first multiplied by its sign
+/// in `signs` when they are given, and the result then multiplied by the
+/// signs `post` when that is not empty: in the first and the last pass
+/// for eight coordinates or more (the same products, so the same bits as
+/// passes of their own).
+#[inline(always)]
+fn signed_hadamard(v: &mut [f64], signs: Option<&[f64]>, post: &[f64]) {
     let n = v.len();
     debug_assert!(n.is_power_of_two());
-    let norm = 1.0 / (n as f64).sqrt();
-    if n < 4 {
-        if n == 2 {
-            let (a, b) = (v[0], v[1]);
-            v[0] = (a + b) * norm;
-            v[1] = (a - b) * norm;
+    if n < 8 {
+        if let Some(signs) = signs {
+            for (a, s) in v.iter_mut().zip(signs) {
+                *a *= s;
+            }
+        }
+        round_by_round(v);
+        for (a, s) in v.iter_mut().zip(post) {
+            *a *= s;
         }
         return;
     }
-    if n == 4 {
-        let q = [v[0], v[1], v[2], v[3]];
-        let (s0, d0) = (q[0] + q[1], q[0] - q[1]);
-        let (s1, d1) = (q[2] + q[3], q[2] - q[3]);
-        v.copy_from_slice(&[
-            (s0 + s1) * norm,
-            (d0 + d1) * norm,
-            (s0 - s1) * norm,
-            (d0 - d1) * norm,
-        ]);
-        return;
-    }
-    for q in v.chunks_exact_mut(4) {
-        let (s0, d0) = (q[0] + q[1], q[0] - q[1]);
-        let (s1, d1) = (q[2] + q[3], q[2] - q[3]);
-        q[0] = s0 + s1;
-        q[1] = d0 + d1;
-        q[2] = s0 - s1;
-        q[3] = d0 - d1;
+    let norm = 1.0 / (n as f64).sqrt();
+    match signs {
+        Some(signs) => {
+            for (q, s) in v
+                .as_chunks_mut::<4>()
+                .0
+                .iter_mut()
+                .zip(signs.as_chunks::<4>().0)
+            {
+                first_rounds(q, *s);
+            }
+        }
+        None => {
+            for q in v.as_chunks_mut::<4>().0 {
+                first_rounds(q, [1.0; 4]);
+            }
+        }
     }
     let mut h = 4;
     while h < n {
@@ -197,12 +211,12 @@ fn hadamard(v: &mut [f64]) {
         };
         let last = h << rounds == n;
         match (rounds, last) {
-            (3, false) => rounds3::<false>(v, h, norm),
-            (3, true) => rounds3::<true>(v, h, norm),
-            (2, false) => rounds2::<false>(v, h, norm),
-            (2, true) => rounds2::<true>(v, h, norm),
-            (_, false) => rounds1::<false>(v, h, norm),
-            (_, true) => rounds1::<true>(v, h, norm),
+            (3, false) => rounds3::<false>(v, h, norm, &[]),
+            (3, true) => rounds3::<true>(v, h, norm, post),
+            (2, false) => rounds2::<false>(v, h, norm, &[]),
+            (2, true) => rounds2::<true>(v, h, norm, post),
+            (_, false) => rounds1::<false>(v, h, norm, &[]),
+            (_, true) => rounds1::<true>(v, h, norm, post),
         }
         h <<= rounds;
     }
@@ -231,16 +245,28 @@ fn scaled<const SCALE: bool>(a: Quad, norm: f64) -> Quad {
     }
 }
 
+/// `a` times sign quad `k` of `signs`, or `a` when there are none.
+#[inline(always)]
+fn signed(a: Quad, signs: &[Quad], k: usize) -> Quad {
+    match signs.get(k) {
+        Some(s) => [a[0] * s[0], a[1] * s[1], a[2] * s[2], a[3] * s[3]],
+        None => a,
+    }
+}
+
 /// The butterfly rounds `h`, `2h` and `4h` on each block of `8h` values:
 /// for each `j < h`, the eight values `j + k h` (`k < 8`) in registers,
 /// four `j` at a time (`h` is a multiple of 4). `SCALE`: times `norm` at
-/// the end (the last pass).
+/// the end (the last pass), then times the signs `post` if it has any.
 #[inline(always)]
-fn rounds3<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
+fn rounds3<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64, post: &[f64]) {
     debug_assert!(h.is_multiple_of(4));
-    for block in v.chunks_exact_mut(8 * h) {
+    for (b, block) in v.chunks_exact_mut(8 * h).enumerate() {
         let (quads, _) = block.as_chunks_mut::<4>();
         let q = h / 4;
+        let signs = post
+            .get(b * 8 * h..)
+            .map_or(&[][..], |s| s.as_chunks::<4>().0);
         for j in 0..q {
             let x: [Quad; 8] = core::array::from_fn(|k| quads[j + k * q]);
             let a = [
@@ -274,7 +300,7 @@ fn rounds3<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
                 sub(b[3], b[7]),
             ];
             for (k, ck) in c.into_iter().enumerate() {
-                quads[j + k * q] = scaled::<SCALE>(ck, norm);
+                quads[j + k * q] = signed(scaled::<SCALE>(ck, norm), signs, j + k * q);
             }
         }
     }
@@ -282,11 +308,14 @@ fn rounds3<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
 
 /// The rounds `h` and `2h` on each block of `4h` values, as [`rounds3`].
 #[inline(always)]
-fn rounds2<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
+fn rounds2<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64, post: &[f64]) {
     debug_assert!(h.is_multiple_of(4));
-    for block in v.chunks_exact_mut(4 * h) {
+    for (b, block) in v.chunks_exact_mut(4 * h).enumerate() {
         let (quads, _) = block.as_chunks_mut::<4>();
         let q = h / 4;
+        let signs = post
+            .get(b * 4 * h..)
+            .map_or(&[][..], |s| s.as_chunks::<4>().0);
         for j in 0..q {
             let x: [Quad; 4] = core::array::from_fn(|k| quads[j + k * q]);
             let a = [
@@ -302,7 +331,7 @@ fn rounds2<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
                 sub(a[1], a[3]),
             ];
             for (k, bk) in b.into_iter().enumerate() {
-                quads[j + k * q] = scaled::<SCALE>(bk, norm);
+                quads[j + k * q] = signed(scaled::<SCALE>(bk, norm), signs, j + k * q);
             }
         }
     }
@@ -310,23 +339,25 @@ fn rounds2<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
 
 /// The round `h` on each block of `2h` values, as [`rounds3`].
 #[inline(always)]
-fn rounds1<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64) {
+fn rounds1<const SCALE: bool>(v: &mut [f64], h: usize, norm: f64, post: &[f64]) {
     debug_assert!(h.is_multiple_of(4));
-    for block in v.chunks_exact_mut(2 * h) {
+    for (b, block) in v.chunks_exact_mut(2 * h).enumerate() {
         let (quads, _) = block.as_chunks_mut::<4>();
         let q = h / 4;
+        let signs = post
+            .get(b * 2 * h..)
+            .map_or(&[][..], |s| s.as_chunks::<4>().0);
         for j in 0..q {
             let (x, y) = (quads[j], quads[j + q]);
-            quads[j] = scaled::<SCALE>(add(x, y), norm);
-            quads[j + q] = scaled::<SCALE>(sub(x, y), norm);
+            quads[j] = signed(scaled::<SCALE>(add(x, y), norm), signs, j);
+            quads[j + q] = signed(scaled::<SCALE>(sub(x, y), norm), signs, j + q);
         }
     }
 }
 
-/// [`hadamard`] round by round, as the definition reads: the reference
-/// the tests hold the fused passes to.
-#[cfg(test)]
-fn hadamard_reference(v: &mut [f64]) {
+/// [`hadamard`] round by round, as the definition reads: the small sizes,
+/// and the reference the tests hold the fused passes to.
+fn round_by_round(v: &mut [f64]) {
     let n = v.len();
     let mut h = 1;
     while h < n {
@@ -375,11 +406,30 @@ mod tests {
                         (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
                     })
                     .collect();
-                let (mut a, mut b) = (x.clone(), x);
+                let (mut a, mut b) = (x.clone(), x.clone());
                 hadamard(&mut a);
-                hadamard_reference(&mut b);
+                round_by_round(&mut b);
                 let bits = |v: &[f64]| v.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&a), bits(&b), "n = {n}");
+                // With signs: the same as a pass of products first.
+                let signs: Vec<f64> = (0..n)
+                    .map(|i| if i % 3 == 1 { -1.0 } else { 1.0 })
+                    .collect();
+                let (mut a, mut b) = (x.clone(), x);
+                signed_hadamard(&mut a, Some(&signs), &[]);
+                for (e, s) in b.iter_mut().zip(&signs) {
+                    *e *= s;
+                }
+                round_by_round(&mut b);
+                assert_eq!(bits(&a), bits(&b), "n = {n}, signed");
+                // Signs after: the same as a pass of products last.
+                let (mut a, mut b) = (b.clone(), b);
+                signed_hadamard(&mut a, None, &signs);
+                round_by_round(&mut b);
+                for (e, s) in b.iter_mut().zip(&signs) {
+                    *e *= s;
+                }
+                assert_eq!(bits(&a), bits(&b), "n = {n}, signed after");
             }
         }
     }
