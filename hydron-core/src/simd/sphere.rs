@@ -47,9 +47,12 @@
 //!   formulas of `Gf8::geodesic_distance` and `Gf8::slerp`, with `atan2`
 //!   of `‖â − b̂‖` and `‖â + b̂‖`, and the Gram–Schmidt direction.
 //!
-//! The SIMD kernels run the fast path on four pairs at a time and hand the
-//! lanes it leaves to the scalar kernel (`redo_geodesic`, `redo_slerp`),
-//! which takes the stable path for them.
+//! The SIMD slerp kernels run the fast path on four pairs at a time and
+//! hand the lanes it leaves to the scalar kernel (`redo_slerp`), which
+//! takes the stable path for them. The SIMD geodesic kernels run the
+//! narrow path on eight pairs at a time and hand the lanes it leaves to
+//! the scalar kernel (`redo_geodesic`), which takes this `f64` path (the
+//! SIMD `f64` geodesic lanes serve the unit tests only).
 //!
 //! # Accuracy
 //!
