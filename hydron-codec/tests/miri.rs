@@ -160,3 +160,26 @@ fn the_generic_path_from_any_alignment() {
     }
     assert!(hfory::deserialize_exact::<Gf8Batch>(&fory, &[0x01, 0xfd]).is_err());
 }
+
+/// Encoding into uninitialized memory (`uninit::Cursor`, whose `written`
+/// asserts that every byte it returns was written): a fory batch and a
+/// binary container of 0 to 5 vectors, in chunks of 2, into buffers of
+/// exactly the length and longer; the bytes equal the ordinary encoders'.
+#[test]
+fn encoders_write_every_byte_of_uninitialized_buffers() {
+    use core::mem::MaybeUninit;
+    use hydron_codec::file::{self, FileOptions, Format};
+    for n in 0..=5 {
+        let vectors: Vec<Gf8> = (0..n).map(unit).collect();
+        let want = hfory::encode_batch(&vectors);
+        let mut out = vec![MaybeUninit::<u8>::uninit(); hfory::batch_len(n).unwrap() + 3];
+        let got = hfory::encode_batch_uninit(&vectors, &mut out).unwrap();
+        assert_eq!(got, &want[..]);
+
+        let options = FileOptions::new().with_chunk_vectors(2);
+        let want = file::to_vec(&vectors, Format::Fory, options).unwrap();
+        let mut out = vec![MaybeUninit::<u8>::uninit(); file::binary_len(n, options).unwrap()];
+        let got = file::encode_binary_uninit(&vectors, options, &mut out).unwrap();
+        assert_eq!(got, &want[..]);
+    }
+}
