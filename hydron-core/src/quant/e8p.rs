@@ -264,20 +264,24 @@ pub fn decode(code: u16) -> [f32; 8] {
     out
 }
 
-/// The decoder's tables in `f64`: each pattern's coordinates, and the sign
-/// bits of each `(sign bits, parity)` pair as `f64` sign masks.
+/// The decoder's tables in `f64`: each pattern's coordinates, with
+/// coordinate 7 negated for the patterns of odd `Σ a_i`, and the sign bits
+/// as `f64` sign masks, coordinate 7's for an even `Σ a_i` (so that the
+/// two together give coordinate 7 its sign, `popcount(signs) + Σ a_i` odd,
+/// with no look-up of the parity).
 pub(crate) struct DecodeTables {
-    /// `pattern[p][i]`: `a_i` of pattern `p`.
+    /// `pattern[p][i]`: `a_i` of pattern `p`, `−a_7` at `i = 7` when its
+    /// parity is odd.
     pattern: [[f64; 8]; PATTERN_COUNT],
-    /// `signs[s | parity << 7][i]`: bit 63 set where coordinate `i` is
-    /// negative for the sign bits `s` of a pattern of that parity.
-    signs: [[u64; 8]; 256],
+    /// `signs[s][i]`: bit 63 set where coordinate `i` is negative for the
+    /// sign bits `s` of a pattern of even parity.
+    signs: [[u64; 8]; 128],
 }
 
 const fn build_decode_tables() -> DecodeTables {
     let mut t = DecodeTables {
         pattern: [[0.0; 8]; PATTERN_COUNT],
-        signs: [[0; 8]; 256],
+        signs: [[0; 8]; 128],
     };
     let mut p = 0;
     while p < PATTERN_COUNT {
@@ -286,13 +290,15 @@ const fn build_decode_tables() -> DecodeTables {
             t.pattern[p][i] = TABLES.doubled[p][i] as f64 * 0.5;
             i += 1;
         }
+        if TABLES.parity[p] == 1 {
+            t.pattern[p][7] = -t.pattern[p][7];
+        }
         p += 1;
     }
     let mut k = 0;
-    while k < 256 {
-        let bits = (k & 0x7F) as u32;
-        let last = (bits.count_ones() + (k >> 7) as u32) & 1;
-        let negative = bits | (last << 7);
+    while k < 128 {
+        let bits = k as u32;
+        let negative = bits | ((bits.count_ones() & 1) << 7);
         let mut i = 0;
         while i < 8 {
             t.signs[k][i] = ((negative >> i) & 1) as u64 * (1 << 63);
@@ -303,7 +309,7 @@ const fn build_decode_tables() -> DecodeTables {
     t
 }
 
-/// The decoder's tables (32 KiB).
+/// The decoder's tables (24 KiB).
 static DECODE: DecodeTables = build_decode_tables();
 
 /// `scale` times the codeword of `code`, in `f64`: the same numbers as
@@ -311,9 +317,8 @@ static DECODE: DecodeTables = build_decode_tables();
 /// by two table rows, a sign flip by `xor` and the shift.
 #[inline(always)]
 pub(crate) fn decode_scaled(code: u16, scale: f64, out: &mut [f64; 8]) {
-    let index = usize::from((code >> 7) & 0xFF);
-    let a = &DECODE.pattern[index];
-    let signs = &DECODE.signs[usize::from(code & 0x7F) | usize::from(TABLES.parity[index]) << 7];
+    let a = &DECODE.pattern[usize::from((code >> 7) & 0xFF)];
+    let signs = &DECODE.signs[usize::from(code & 0x7F)];
     let shift = f64::from(shift_of(code));
     for i in 0..8 {
         out[i] = (f64::from_bits(a[i].to_bits() ^ signs[i]) + shift) * scale;
