@@ -287,7 +287,6 @@ fn with_whole_blocks_the_distances_are_to_the_decoded_vectors() {
     }
 }
 
-
 #[test]
 fn every_backend_gives_the_scalar_result_bit_for_bit() {
     common::with_avx2("the AVX2 search kernel", || {

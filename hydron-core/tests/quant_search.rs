@@ -243,7 +243,6 @@ fn small_cases() {
     assert_eq!(found.distances, [55.0]);
 }
 
-
 #[test]
 fn every_backend_gives_the_scalar_result_bit_for_bit() {
     common::with_avx2("the AVX2 search kernel", || {

@@ -168,7 +168,6 @@ fn each_vector_finds_itself() {
     }
 }
 
-
 #[test]
 fn every_backend_gives_the_scalar_result_bit_for_bit() {
     common::with_avx2("the AVX2 search kernel", || {

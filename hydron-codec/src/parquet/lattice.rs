@@ -615,7 +615,11 @@ mod tests {
 
     #[test]
     fn round_trips_in_row_groups_with_and_without_scales() {
-        for scale in [CodesScale::PerVector, CodesScale::Unit, CodesScale::Direction] {
+        for scale in [
+            CodesScale::PerVector,
+            CodesScale::Unit,
+            CodesScale::Direction,
+        ] {
             let c = sample(10, scale);
             let options = ParquetOptions::new().with_row_group_vectors(3);
             let bytes = parquet_to_bytes(&c, options).unwrap();

@@ -29,11 +29,11 @@ use crate::lattice::{BELOW_HALF, TIE_MARGIN, TINY_BITS, UP_SCALE};
 use crate::{BatchError, E8Point, E8Root, Gf8};
 
 mod sphere;
-pub(crate) use sphere::{geodesic_distances_into, slerp_into};
-#[cfg(test)]
-pub(crate) use sphere::narrow_lanes_for_test as sphere_narrow_lanes_for_test;
 #[cfg(test)]
 pub(crate) use sphere::lanes_for_test as sphere_lanes_for_test;
+#[cfg(test)]
+pub(crate) use sphere::narrow_lanes_for_test as sphere_narrow_lanes_for_test;
+pub(crate) use sphere::{geodesic_distances_into, slerp_into};
 
 /// Eight vectors: the unit of the nearest-root kernel.
 type Block = [[f32; 8]; 8];
