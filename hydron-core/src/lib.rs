@@ -43,7 +43,9 @@ mod impl_serde;
 
 /// The precondition rule of hydron's tests (`HYDRON_REQUIRE_ALL`), for the
 /// unit tests here as for the integration tests.
+/// (Its callers are x86-64 and Linux tests: unused on wasm32.)
 #[cfg(test)]
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
 #[path = "../tests/common/precondition.rs"]
 mod precondition;
 

@@ -7,11 +7,10 @@
 
 mod common;
 
+use common::search_oracle::{check_against_oracle, data, oracle, tolerance};
 use common::SplitMix64;
 use hydron_core::batch::Backend;
-use hydron_core::quant::{
-    e8p, shell, LatticeQuantizer, Metric, QuantCodes, ScaleMode, SearchResult,
-};
+use hydron_core::quant::{LatticeQuantizer, Metric, QuantCodes, ScaleMode, SearchResult};
 use hydron_core::Gf8;
 
 /// `n · dim` coordinates: Gaussian vectors normalized to norm 1.
@@ -33,126 +32,11 @@ fn unit_data(rng: &mut SplitMix64, n: usize, dim: usize) -> Vec<f32> {
     out
 }
 
-/// `n · dim` query coordinates: Gaussian, each query scaled by a random
-/// factor in [0.1, 10) (so `‖q‖²` matters in L2).
-fn query_data(rng: &mut SplitMix64, n: usize, dim: usize) -> Vec<f32> {
-    let mut out = Vec::with_capacity(n * dim);
-    for _ in 0..n {
-        let scale = 0.1 * 100f64.powf(rng.unit_interval()) as f32;
-        let mut v = Vec::new();
-        while v.len() < dim {
-            v.extend(rng.gaussian8());
-        }
-        out.extend(v[..dim].iter().map(|x| x * scale));
-    }
-    out
-}
-
 fn quantizer(dim: usize, bits: u32, rotate: bool, seed: u64) -> LatticeQuantizer {
     LatticeQuantizer::new(dim, bits, seed)
         .unwrap()
         .with_rotation(rotate)
         .with_scale(ScaleMode::Direction)
-}
-
-/// Every vector of `codes`, rebuilt in `f64` with its padding coordinates
-/// (unrotated) and divided by its norm: what the search measures.
-fn reconstruct(q: &LatticeQuantizer, codes: &QuantCodes) -> Vec<Vec<f64>> {
-    let bytes = q.code_size() / q.blocks();
-    codes
-        .codes
-        .chunks_exact(q.code_size())
-        .map(|code| {
-            let mut y: Vec<f64> = code
-                .chunks_exact(bytes)
-                .flat_map(|b| {
-                    if bytes == 4 {
-                        shell::decode(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    } else {
-                        e8p::decode(u16::from_le_bytes([b[0], b[1]]))
-                    }
-                })
-                .map(f64::from)
-                .collect();
-            if let Some(r) = q.rotation() {
-                r.unrotate(&mut y);
-            }
-            let norm = y.iter().map(|v| v * v).sum::<f64>().sqrt();
-            y.iter().map(|v| v / norm).collect()
-        })
-        .collect()
-}
-
-/// The oracle's distance of query `x` (`dim` numbers, zero-padded) to
-/// vector `y`.
-fn oracle(metric: Metric, x: &[f32], y: &[f64]) -> f64 {
-    let pairs = y.iter().enumerate().map(|(i, &yi)| {
-        let xi = x.get(i).map_or(0.0, |&v| f64::from(v));
-        (xi, yi)
-    });
-    match metric {
-        Metric::L2 => pairs.map(|(a, b)| (a - b) * (a - b)).sum(),
-        _ => pairs.map(|(a, b)| a * b).sum(),
-    }
-}
-
-/// The stated tolerance: `1e-5 (‖q‖² + 1)` for L2, `1e-5 ‖q‖` for the
-/// inner product.
-fn tolerance(metric: Metric, x: &[f32]) -> f64 {
-    let qq: f64 = x.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
-    match metric {
-        Metric::L2 => 1e-5 * (qq + 1.0),
-        _ => 1e-5 * qq.sqrt(),
-    }
-}
-
-/// Checks `found` against the oracle: every distance within the
-/// tolerance, in order, and no vector left out that beats the last one
-/// kept by more than the tolerance.
-fn check_against_oracle(
-    q: &LatticeQuantizer,
-    codes: &QuantCodes,
-    queries: &[f32],
-    k: usize,
-    metric: Metric,
-    found: &SearchResult,
-) {
-    let ys = reconstruct(q, codes);
-    assert_eq!(found.k, k.min(ys.len()));
-    for (qi, x) in queries.chunks_exact(q.dim()).enumerate() {
-        let (dist, ids) = found.row(qi);
-        let exact: Vec<f64> = ys.iter().map(|y| oracle(metric, x, y)).collect();
-        let tol = tolerance(metric, x);
-        for (r, (&d, &id)) in dist.iter().zip(ids).enumerate() {
-            assert!(
-                (f64::from(d) - exact[id]).abs() <= tol,
-                "dim {} query {qi} rank {r} id {id}: {d} vs {} (tolerance {tol})",
-                q.dim(),
-                exact[id]
-            );
-            if r > 0 {
-                let worse = match metric {
-                    Metric::L2 => d < dist[r - 1],
-                    _ => d > dist[r - 1],
-                };
-                assert!(!worse, "query {qi} rank {r}: {dist:?}");
-            }
-        }
-        let Some(&last) = ids.last() else { continue };
-        let bar = exact[last];
-        for (id, &e) in exact.iter().enumerate() {
-            if !ids.contains(&id) {
-                let beats = match metric {
-                    Metric::L2 => e < bar - 2.0 * tol,
-                    _ => e > bar + 2.0 * tol,
-                };
-                assert!(
-                    !beats,
-                    "query {qi}: vector {id} ({e}) left out, last kept {last} ({bar})"
-                );
-            }
-        }
-    }
 }
 
 /// The codes are unit mode's, byte for byte, with no scales; `decode`'s
@@ -240,7 +124,7 @@ fn search_matches_the_f64_oracle() {
         let q = quantizer(dim, bits, rotate, 9);
         let n = 250;
         let codes = q.encode(&unit_data(&mut rng, n, dim)).unwrap();
-        let queries = query_data(&mut rng, 11, dim);
+        let queries = data(&mut rng, 11, dim);
         for metric in [Metric::L2, Metric::InnerProduct] {
             for k in [1, 10, n + 3] {
                 let found = q.search(&codes, &queries, k, metric).unwrap();
@@ -278,7 +162,7 @@ fn with_whole_blocks_the_distances_are_to_the_decoded_vectors() {
                         .collect();
                     let e = oracle(metric, x, &y);
                     assert!(
-                        (f64::from(d) - e).abs() <= tolerance(metric, x),
+                        (f64::from(d) - e).abs() <= tolerance(metric, x, &y),
                         "{d} vs {e}"
                     );
                 }
@@ -296,7 +180,7 @@ fn every_backend_gives_the_scalar_result_bit_for_bit() {
             let codes = q.encode(&unit_data(&mut rng, 300, dim)).unwrap();
             // 1 to 15 queries: every group size (8, 4, 2, 1) and tail.
             for count in [1, 2, 3, 5, 8, 15] {
-                let queries = query_data(&mut rng, count, dim);
+                let queries = data(&mut rng, count, dim);
                 for metric in [Metric::L2, Metric::InnerProduct] {
                     let run = |b| {
                         q.search_codes_with(b, &codes.codes, &codes.scales, &queries, 300, metric)
@@ -374,7 +258,7 @@ proptest::proptest! {
         let q = quantizer(dim, if four { 4 } else { 2 }, rotate, salt);
         let mut rng = SplitMix64(salt);
         let codes = q.encode(&unit_data(&mut rng, 50, dim)).unwrap();
-        let queries = query_data(&mut rng, 3, dim);
+        let queries = data(&mut rng, 3, dim);
         let metric = if ip { Metric::InnerProduct } else { Metric::L2 };
         let found = q.search(&codes, &queries, k, metric).unwrap();
         check_against_oracle(&q, &codes, &queries, k, metric, &found);

@@ -10,129 +10,13 @@
 
 mod common;
 
+use common::search_oracle::{check_against_oracle, data, oracle, tolerance};
 use common::SplitMix64;
 use hydron_core::batch::Backend;
 use hydron_core::quant::{
-    e8p, LatticeQuantizer, Metric, QuantCodes, QuantError, ScaleMode, SearchResult, GAUSSIAN_SCALE,
+    LatticeQuantizer, Metric, QuantCodes, QuantError, ScaleMode, SearchResult,
 };
 use proptest::prelude::*;
-
-/// `n · dim` coordinates: Gaussian, each vector scaled by a random factor
-/// in [0.1, 10) (per-vector scales differ).
-fn data(rng: &mut SplitMix64, n: usize, dim: usize) -> Vec<f32> {
-    let mut out = Vec::with_capacity(n * dim);
-    for _ in 0..n {
-        let scale = 0.1 * 100f64.powf(rng.unit_interval()) as f32;
-        let mut v = Vec::new();
-        while v.len() < dim {
-            v.extend(rng.gaussian8());
-        }
-        out.extend(v[..dim].iter().map(|x| x * scale));
-    }
-    out
-}
-
-/// Every vector of `codes`, rebuilt in `f64` with its padding coordinates.
-fn reconstruct(q: &LatticeQuantizer, codes: &QuantCodes) -> Vec<Vec<f64>> {
-    let padded = q.padded_dim();
-    codes
-        .codes
-        .chunks_exact(q.code_size())
-        .enumerate()
-        .map(|(v, code)| {
-            let scale = match q.scale_mode() {
-                ScaleMode::Unit => f64::from(GAUSSIAN_SCALE) / (padded as f64).sqrt(),
-                _ => f64::from(codes.scales[v]),
-            };
-            let mut y: Vec<f64> = code
-                .chunks_exact(2)
-                .flat_map(|b| e8p::decode(u16::from_le_bytes([b[0], b[1]])))
-                .map(|c| f64::from(c) * scale)
-                .collect();
-            if let Some(r) = q.rotation() {
-                r.unrotate(&mut y);
-            }
-            y
-        })
-        .collect()
-}
-
-/// The oracle's distance of query `x` (`dim` numbers) to vector `y`.
-fn oracle(metric: Metric, x: &[f32], y: &[f64]) -> f64 {
-    let padded = y.iter().enumerate().map(|(i, &yi)| {
-        let xi = x.get(i).map_or(0.0, |&v| f64::from(v));
-        (xi, yi)
-    });
-    match metric {
-        Metric::L2 => padded.map(|(a, b)| (a - b) * (a - b)).sum(),
-        _ => padded.map(|(a, b)| a * b).sum(),
-    }
-}
-
-/// The stated tolerance: `1e-5 (‖q‖² + ‖y‖²)` for L2, `1e-5 ‖q‖ ‖y‖` for
-/// the inner product.
-fn tolerance(metric: Metric, x: &[f32], y: &[f64]) -> f64 {
-    let qq: f64 = x.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
-    let yy: f64 = y.iter().map(|v| v * v).sum();
-    match metric {
-        Metric::L2 => 1e-5 * (qq + yy),
-        _ => 1e-5 * (qq * yy).sqrt(),
-    }
-}
-
-/// Whether `a` ranks before `b` for `metric` (better distance).
-fn better(metric: Metric, a: f64, b: f64) -> bool {
-    match metric {
-        Metric::L2 => a < b,
-        _ => a > b,
-    }
-}
-
-/// Checks `found` against the oracle: every distance within the tolerance,
-/// and the ids the best `k` up to the tolerance (a vector left out is no
-/// better than the last one kept by more than the tolerance).
-fn check_against_oracle(
-    q: &LatticeQuantizer,
-    codes: &QuantCodes,
-    queries: &[f32],
-    k: usize,
-    metric: Metric,
-    found: &SearchResult,
-) {
-    let ys = reconstruct(q, codes);
-    let dim = q.dim();
-    assert_eq!(found.k, k.min(ys.len()));
-    for (qi, x) in queries.chunks_exact(dim).enumerate() {
-        let (dist, ids) = found.row(qi);
-        let exact: Vec<f64> = ys.iter().map(|y| oracle(metric, x, y)).collect();
-        for (r, (&d, &id)) in dist.iter().zip(ids).enumerate() {
-            let tol = tolerance(metric, x, &ys[id]);
-            assert!(
-                (f64::from(d) - exact[id]).abs() <= tol,
-                "query {qi} rank {r} id {id}: {d} vs {} (tolerance {tol})",
-                exact[id]
-            );
-            if r > 0 {
-                assert!(!better(metric, f64::from(d), f64::from(dist[r - 1])));
-            }
-        }
-        let Some(&last) = ids.last() else { continue };
-        let bar = exact[last];
-        for (id, &e) in exact.iter().enumerate() {
-            if !ids.contains(&id) {
-                let tol = tolerance(metric, x, &ys[id]) + tolerance(metric, x, &ys[last]);
-                let beats = match metric {
-                    Metric::L2 => e < bar - tol,
-                    _ => e > bar + tol,
-                };
-                assert!(
-                    !beats,
-                    "query {qi}: vector {id} ({e}) left out, last kept {last} ({bar})"
-                );
-            }
-        }
-    }
-}
 
 #[test]
 fn distances_and_ids_match_the_f64_oracle() {

@@ -906,8 +906,9 @@ pub(crate) fn redo_slerp(
 
 /// For the SIMD slerp kernels: whether the rows `start..start + 4` of
 /// `a` whose bit in `unit_a` is clear (and those of `b`, by `unit_b`) pass
-/// `Gf8::check` (zero vectors). Out of line.
-#[cfg(feature = "simd")]
+/// `Gf8::check` (zero vectors). Out of line. (Only the AVX2 kernel calls
+/// it.)
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
 #[cold]
 #[inline(never)]
 pub(crate) fn recheck_quad(
