@@ -742,6 +742,7 @@ mod tests {
             "{e}"
         );
         // The fory message holds it.
+        #[cfg(feature = "fory-messages")]
         assert_eq!(
             crate::quant::decode(&crate::quant::encode(&c).unwrap()).unwrap(),
             c
