@@ -24,9 +24,11 @@ RR,EDEN{2,4} and RR,RaBitQ{2,4}; trained PQ at the same bytes per vector;
 SQ4 (4 bits) and SQ8 (8 bits, for reference). The Gaussian bound is 2^-2R.
 
 Recall 10@10: the database is the first --n vectors, the queries the next
---queries; the truth is exact L2 search on the float vectors. Search time:
---queries queries against the --n codes (per query), and for the 2-bit
-speed goal, 16 queries against --search-n codes (d = 384).
+--queries; the truth is exact L2 search on the float vectors. Times (on
+--speed-datasets, gauss384 by default, where the goals are): encode and
+decode of the --n vectors, per vector; search of --search-queries queries
+against the --n codes, per query; and for the 2-bit search goal, 16
+queries against --search-n codes (d = 384).
 
 Threads: every timing is taken twice, in a child process with
 RAYON_NUM_THREADS=1 / OMP_NUM_THREADS=1 and in one with all cores.
@@ -227,6 +229,8 @@ def child(args: argparse.Namespace) -> None:
         flat = faiss.IndexFlatL2(x.shape[1])
         flat.add(db)
         _, truth = flat.search(queries, k)
+        if not args.quality and name not in args.speed_datasets:
+            continue
         for bits in (2, 4):
             for make in methods(x.shape[1], bits, unit=name != "gauss384"):
                 m = make()
@@ -236,7 +240,10 @@ def child(args: argparse.Namespace) -> None:
                     row |= quality(m, db, queries, truth, k)
                     m = make()
                     m.train(db)
-                row |= speed(m, db, queries, args.runs, k)
+                if name in args.speed_datasets:
+                    row |= speed(m, db, queries[:args.search_queries], args.runs, k)
+                elif not args.quality:
+                    continue
                 results.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
     # The 2-bit search goal: --search-n codes, d = 384.
@@ -299,6 +306,10 @@ def main() -> None:
                     help="codes for the 2-bit search goal (default 1000000)")
     ap.add_argument("--runs", type=int, default=3, help="runs per median (default 3)")
     ap.add_argument("--datasets", nargs="+", default=["gauss384", "glove56", "embed384"])
+    ap.add_argument("--speed-datasets", nargs="+", default=["gauss384"],
+                    help="the data sets timed (default gauss384, where the speed goals are)")
+    ap.add_argument("--search-queries", type=int, default=100,
+                    help="queries timed per search (default 100; recall uses all)")
     ap.add_argument("--child", choices=["1", "all"], help=argparse.SUPPRESS)
     ap.add_argument("--quality", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -312,7 +323,8 @@ def main() -> None:
 
     base = [sys.executable, __file__, "--n", str(args.n), "--queries", str(args.queries),
             "--search-n", str(args.search_n), "--runs", str(args.runs),
-            "--datasets", *args.datasets]
+            "--search-queries", str(args.search_queries),
+            "--datasets", *args.datasets, "--speed-datasets", *args.speed_datasets]
     env1 = dict(os.environ, RAYON_NUM_THREADS="1", OMP_NUM_THREADS="1")
     print(f"# {cpu_line()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", flush=True)
     one = json.loads(subprocess.run(base + ["--child", "1"], env=env1, check=True,
