@@ -161,7 +161,8 @@ fn every_backend_gives_the_scalar_result_bit_for_bit() {
 
 /// With `parallel`, a search large enough to split gives the one-thread
 /// result (in the global pool, and in a pool of 3 threads).
-#[cfg(feature = "parallel")]
+/// (wasm32 has no threads.)
+#[cfg(all(feature = "parallel", not(target_family = "wasm")))]
 #[test]
 fn all_threads_give_the_one_thread_result() {
     use hydron_core::quant::SEARCH_PARALLEL_MIN_WORK;
