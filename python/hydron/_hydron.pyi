@@ -301,6 +301,13 @@ def geodesic_distance(a: _Vectors, b: _Vectors, *, out: None = None) -> _F32 | n
 def geodesic_distance(a: _Vectors, b: _Vectors, *, out: _F32) -> _F32:
     """Angles (great-circle distances on S⁷) between unit vectors, in radians.
 
+    The stable ``2·atan2(‖a − b‖, ‖a + b‖)``, by the SIMD batch kernels
+    (across threads for large inputs), which check the vectors in the same
+    pass: in float32 arithmetic, within 5 ulp of the exact angle (0.5 on
+    average), and in float64 within 1e-3 rad of 0 and π, within 1 ulp;
+    unlike ``arccos`` of the dot product, accurate near 0 and π. A zero
+    vector is π/2 from any unit vector.
+
     Parameters
     ----------
     a, b : array_like, shape (N, 8), (1, 8) or (8,)
@@ -321,6 +328,11 @@ def geodesic_distance(a: _Vectors, b: _Vectors, *, out: _F32) -> _F32:
 
 def slerp(a: _Vectors, b: _Vectors, t: float | npt.ArrayLike) -> _F32:
     """Spherical linear interpolation from ``a`` (t = 0) to ``b`` (t = 1).
+
+    Computed in float64 by the SIMD batch kernels (across threads for large
+    inputs, the vectors checked in the same pass) and rounded once; the cases of Rust's ``Gf8::slerp`` (opposite
+    vectors follow a fixed half circle, a zero vector gives the other's
+    direction).
 
     Parameters
     ----------

@@ -20,7 +20,7 @@ import pytest
 
 import hydron
 
-from conftest import PYTHON_DIR, REPO, missing, require, unit_vectors
+from conftest import PYTHON_DIR, REPO, missing, needs, require, unit_vectors
 
 pa = require("pyarrow")
 pq = require("pyarrow.parquet")
@@ -235,6 +235,7 @@ def test_save_and_load_round_trip(tmp_path, name, bits, scale):
     assert os.listdir(tmp_path) == [name]  # no temporary file left behind
 
 
+@needs("parquet")
 def test_explicit_format_and_what_saves_refuse(tmp_path):
     _, c = quantized()
     path = tmp_path / "codes.data"
@@ -320,6 +321,7 @@ def test_direction_codes_of_dim_8_without_rotation_load_as_gf8_vectors(tmp_path,
     assert (m.dim, m.rotation, m.scale_mode) == (8, True, 2)
 
 
+@needs("parquet")
 def test_hydron_load_reads_parquet_that_pyarrow_writes(tmp_path):
     rng = np.random.default_rng(4)
     n, size = 13, 4  # dim 16 at 2 bits
