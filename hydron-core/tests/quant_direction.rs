@@ -7,10 +7,10 @@
 
 mod common;
 
-use common::search_oracle::{check_against_oracle, data, oracle, tolerance};
+use common::search_checks::assert_backends_agree;
+use common::search_oracle::{check_against_decoded, check_against_oracle, check_search, data};
 use common::SplitMix64;
-use hydron_core::batch::Backend;
-use hydron_core::quant::{LatticeQuantizer, Metric, QuantCodes, ScaleMode, SearchResult};
+use hydron_core::quant::{LatticeQuantizer, Metric, QuantCodes, ScaleMode};
 use hydron_core::Gf8;
 
 /// `n · dim` coordinates: Gaussian vectors normalized to norm 1.
@@ -125,12 +125,7 @@ fn search_matches_the_f64_oracle() {
         let n = 250;
         let codes = q.encode(&unit_data(&mut rng, n, dim)).unwrap();
         let queries = data(&mut rng, 11, dim);
-        for metric in [Metric::L2, Metric::InnerProduct] {
-            for k in [1, 10, n + 3] {
-                let found = q.search(&codes, &queries, k, metric).unwrap();
-                check_against_oracle(&q, &codes, &queries, k, metric, &found);
-            }
-        }
+        check_search(&q, &codes, &queries, &[1, 10, n + 3]);
     }
 }
 
@@ -153,20 +148,7 @@ fn with_whole_blocks_the_distances_are_to_the_decoded_vectors() {
                 .search(&codes, &queries, 150, metric)
                 .unwrap();
             assert_ne!(found.distances, unit.distances);
-            for (qi, x) in queries.chunks_exact(dim).enumerate() {
-                let (dist, ids) = found.row(qi);
-                for (&d, &id) in dist.iter().zip(ids) {
-                    let y: Vec<f64> = decoded[id * dim..(id + 1) * dim]
-                        .iter()
-                        .map(|&v| f64::from(v))
-                        .collect();
-                    let e = oracle(metric, x, &y);
-                    assert!(
-                        (f64::from(d) - e).abs() <= tolerance(metric, x, &y),
-                        "{d} vs {e}"
-                    );
-                }
-            }
+            check_against_decoded(dim, &decoded, &queries, metric, &found);
         }
     }
 }
@@ -181,18 +163,7 @@ fn every_backend_gives_the_scalar_result_bit_for_bit() {
             // 1 to 15 queries: every group size (8, 4, 2, 1) and tail.
             for count in [1, 2, 3, 5, 8, 15] {
                 let queries = data(&mut rng, count, dim);
-                for metric in [Metric::L2, Metric::InnerProduct] {
-                    let run = |b| {
-                        q.search_codes_with(b, &codes.codes, &codes.scales, &queries, 300, metric)
-                            .unwrap()
-                    };
-                    let (s, a) = (run(Backend::Scalar), run(Backend::Avx2Fma));
-                    assert_eq!(s.ids, a.ids, "{dim} {bits} {count} {metric:?}");
-                    let bits_of = |r: &SearchResult| {
-                        r.distances.iter().map(|d| d.to_bits()).collect::<Vec<_>>()
-                    };
-                    assert_eq!(bits_of(&s), bits_of(&a), "{dim} {bits} {count} {metric:?}");
-                }
+                assert_backends_agree(&q, &codes, &queries, 300);
             }
         }
     });
@@ -204,29 +175,13 @@ fn every_backend_gives_the_scalar_result_bit_for_bit() {
 #[cfg(all(feature = "parallel", not(target_family = "wasm")))]
 #[test]
 fn all_threads_give_the_one_thread_result() {
-    use hydron_core::quant::SEARCH_PARALLEL_MIN_WORK;
     let dim = 56;
     let q = quantizer(dim, 2, true, 6);
     let mut rng = SplitMix64(3);
     let n = 20_000;
     let codes = q.encode(&unit_data(&mut rng, n, dim)).unwrap();
     let queries = unit_data(&mut rng, 20, dim);
-    assert!(n * 20 * q.blocks() >= 2 * SEARCH_PARALLEL_MIN_WORK);
-    let pool = |t| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .unwrap()
-    };
-    for metric in [Metric::L2, Metric::InnerProduct] {
-        for k in [1, 10, 3000] {
-            let serial = pool(1).install(|| q.search(&codes, &queries, k, metric).unwrap());
-            let global = q.search(&codes, &queries, k, metric).unwrap();
-            let three = pool(3).install(|| q.search(&codes, &queries, k, metric).unwrap());
-            assert_eq!(serial, global, "{metric:?} {k}");
-            assert_eq!(serial, three, "{metric:?} {k}");
-        }
-    }
+    common::search_checks::assert_threads_agree(&q, &codes, &queries, &[1, 10, 3000]);
 }
 
 /// Scales are refused in direction mode, as in unit mode.

@@ -1,49 +1,69 @@
-//! `LatticeQuantizer::search` against an oracle that decodes every vector
-//! and computes in `f64`; every backend against the scalar one, bit for
-//! bit; all threads against one; the errors.
+//! `LatticeQuantizer::search` at 2 bits per coordinate (E8P codes) and at
+//! 4 (E8 shell codes): against an oracle that decodes every vector and
+//! computes in `f64`; every backend against the scalar one, bit for bit;
+//! all threads against one; the errors, and codes that name no point.
 //!
-//! The oracle rebuilds each vector from the public pieces (`e8p::decode`,
-//! the scale, `Rotation::unrotate`), in `f64`, keeping the padding
-//! coordinates (what the search measures when `dim` is not a multiple of
-//! 8); for `dim` a multiple of 8 it is also checked against
-//! `LatticeQuantizer::decode`.
+//! The oracle (`common/search_oracle.rs`) rebuilds each vector from the
+//! public pieces (`e8p::decode` or `shell::decode`, the scale,
+//! `Rotation::unrotate`), in `f64`, keeping the padding coordinates (what
+//! the search measures when `dim` is not a multiple of 8); for `dim` a
+//! multiple of 8 it is also checked against `LatticeQuantizer::decode`.
 
 mod common;
 
-use common::search_oracle::{check_against_oracle, data, oracle, tolerance};
+use common::search_checks::assert_backends_agree;
+use common::search_oracle::{check_against_decoded, check_against_oracle, check_search, data};
 use common::SplitMix64;
 use hydron_core::batch::Backend;
-use hydron_core::quant::{
-    LatticeQuantizer, Metric, QuantCodes, QuantError, ScaleMode, SearchResult,
-};
+use hydron_core::quant::{shell, LatticeQuantizer, Metric, QuantCodes, QuantError, ScaleMode};
 use proptest::prelude::*;
+use ScaleMode::{PerVector, Unit};
 
-#[test]
-fn distances_and_ids_match_the_f64_oracle() {
-    let mut rng = SplitMix64(21);
-    for (dim, rotate, mode) in [
-        (8, false, ScaleMode::PerVector),
-        (3, false, ScaleMode::PerVector),
-        (20, true, ScaleMode::PerVector),
-        (64, true, ScaleMode::PerVector),
-        (50, true, ScaleMode::Unit),
-        (384, true, ScaleMode::PerVector),
-    ] {
-        let q = LatticeQuantizer::new(dim, 2, 9)
+/// At `bits` per coordinate, for each (dimension, rotation, scale mode) of
+/// `shapes`: 300 vectors and `queries` queries, the best k for each k of
+/// `ks` in both metrics, against the oracle.
+fn matches_the_oracle(
+    bits: u32,
+    seed: u64,
+    shapes: &[(usize, bool, ScaleMode)],
+    queries: usize,
+    ks: &[usize],
+) {
+    let mut rng = SplitMix64(seed);
+    for &(dim, rotate, mode) in shapes {
+        let q = LatticeQuantizer::new(dim, bits, 9)
             .unwrap()
             .with_rotation(rotate)
             .with_scale(mode);
-        let n = 300;
-        let x = data(&mut rng, n, dim);
-        let codes = q.encode(&x).unwrap();
-        let queries = data(&mut rng, 13, dim);
-        for metric in [Metric::L2, Metric::InnerProduct] {
-            for k in [1, 7, n, n + 5] {
-                let found = q.search(&codes, &queries, k, metric).unwrap();
-                check_against_oracle(&q, &codes, &queries, k, metric, &found);
-            }
-        }
+        let codes = q.encode(&data(&mut rng, 300, dim)).unwrap();
+        let queries = data(&mut rng, queries, dim);
+        check_search(&q, &codes, &queries, ks);
     }
+}
+
+#[test]
+fn distances_and_ids_match_the_f64_oracle_at_2_bits() {
+    let shapes = [
+        (8, false, PerVector),
+        (3, false, PerVector),
+        (20, true, PerVector),
+        (64, true, PerVector),
+        (50, true, Unit),
+        (384, true, PerVector),
+    ];
+    matches_the_oracle(2, 21, &shapes, 13, &[1, 7, 300, 305]);
+}
+
+#[test]
+fn distances_and_ids_match_the_f64_oracle_at_4_bits() {
+    let shapes = [
+        (8, false, PerVector),
+        (3, false, PerVector),
+        (20, true, PerVector),
+        (50, true, Unit),
+        (384, true, PerVector),
+    ];
+    matches_the_oracle(4, 44, &shapes, 11, &[1, 7, 305]);
 }
 
 /// For `dim` a multiple of 8 the search measures `decode`'s vectors.
@@ -58,18 +78,32 @@ fn with_whole_blocks_the_distances_are_to_the_decoded_vectors() {
     let queries = data(&mut rng, 5, dim);
     for metric in [Metric::L2, Metric::InnerProduct] {
         let found = q.search(&codes, &queries, 200, metric).unwrap();
-        for (qi, query) in queries.chunks_exact(dim).enumerate() {
-            let (dist, ids) = found.row(qi);
-            for (&d, &id) in dist.iter().zip(ids) {
-                let y: Vec<f64> = decoded[id * dim..(id + 1) * dim]
-                    .iter()
-                    .map(|&v| f64::from(v))
-                    .collect();
-                let e = oracle(metric, query, &y);
-                let tol = tolerance(metric, query, &y);
-                assert!((f64::from(d) - e).abs() <= tol, "{d} vs {e}");
-            }
-        }
+        check_against_decoded(dim, &decoded, &queries, metric, &found);
+    }
+}
+
+/// At 4 bits a vector's own code is nearly always its nearest neighbour:
+/// a check that the search reads the 4-bit codes, not just consistently.
+#[test]
+fn each_vector_finds_itself_at_4_bits() {
+    let mut rng = SplitMix64(45);
+    let dim = 64;
+    let q = LatticeQuantizer::new(dim, 4, 1).unwrap();
+    let x = data(&mut rng, 400, dim);
+    let codes = q.encode(&x).unwrap();
+    let found = q.search(&codes, &x, 1, Metric::L2).unwrap();
+    let hits = found
+        .ids
+        .iter()
+        .enumerate()
+        .filter(|(i, &id)| *i == id)
+        .count();
+    assert!(hits >= 398, "{hits} of 400");
+    // The distance to itself is its quantization error: about 0.7% of its
+    // squared norm.
+    for (v, (&d, chunk)) in found.distances.iter().zip(x.chunks_exact(dim)).enumerate() {
+        let norm2: f32 = chunk.iter().map(|a| a * a).sum();
+        assert!(d < 0.03 * norm2, "vector {v}: {d} of {norm2}");
     }
 }
 
@@ -127,36 +161,47 @@ fn small_cases() {
     assert_eq!(found.distances, [55.0]);
 }
 
-#[test]
-fn every_backend_gives_the_scalar_result_bit_for_bit() {
+/// At `bits` per coordinate: `n` vectors in dimensions 8, 13 (unit scale)
+/// and 96, and each query count of `counts`, the AVX2 search gives the
+/// scalar result bit for bit.
+fn backends_agree(bits: u32, seed: u64, n: usize, counts: &[usize]) {
     common::with_avx2("the AVX2 search kernel", || {
-        let mut rng = SplitMix64(17);
-        for (dim, mode) in [
-            (8, ScaleMode::PerVector),
-            (13, ScaleMode::Unit),
-            (96, ScaleMode::PerVector),
-        ] {
-            let q = LatticeQuantizer::new(dim, 2, 2).unwrap().with_scale(mode);
-            let x = data(&mut rng, 500, dim);
-            let codes = q.encode(&x).unwrap();
-            // 1 to 15 queries: every group size (8, 4, 2, 1) and tail.
-            for count in [1, 2, 3, 5, 8, 15] {
+        let mut rng = SplitMix64(seed);
+        for (dim, mode) in [(8, PerVector), (13, Unit), (96, PerVector)] {
+            let q = LatticeQuantizer::new(dim, bits, 2)
+                .unwrap()
+                .with_scale(mode);
+            let codes = q.encode(&data(&mut rng, n, dim)).unwrap();
+            for &count in counts {
                 let queries = data(&mut rng, count, dim);
-                for metric in [Metric::L2, Metric::InnerProduct] {
-                    let run = |b| {
-                        q.search_codes_with(b, &codes.codes, &codes.scales, &queries, 500, metric)
-                            .unwrap()
-                    };
-                    let (s, a) = (run(Backend::Scalar), run(Backend::Avx2Fma));
-                    assert_eq!(s.ids, a.ids, "{dim} {count} {metric:?}");
-                    let bits = |r: &SearchResult| {
-                        r.distances.iter().map(|d| d.to_bits()).collect::<Vec<_>>()
-                    };
-                    assert_eq!(bits(&s), bits(&a), "{dim} {count} {metric:?}");
-                }
+                assert_backends_agree(&q, &codes, &queries, n);
             }
         }
     });
+}
+
+/// 1 to 15 queries: every group size (8, 4, 2, 1) and tail.
+#[test]
+fn every_backend_gives_the_scalar_result_bit_for_bit_at_2_bits() {
+    backends_agree(2, 17, 500, &[1, 2, 3, 5, 8, 15]);
+}
+
+#[test]
+fn every_backend_gives_the_scalar_result_bit_for_bit_at_4_bits() {
+    backends_agree(4, 46, 300, &[1, 3, 8, 15]);
+}
+
+/// At `bits` per coordinate, a search of 20 queries among 16,000 vectors
+/// of dimension 64 (large enough to split) gives the one-thread result for
+/// each k of `ks`.
+#[cfg(all(feature = "parallel", not(target_family = "wasm")))]
+fn threads_agree(bits: u32, seed: u64, ks: &[usize]) {
+    let dim = 64;
+    let q = LatticeQuantizer::new(dim, bits, 6).unwrap();
+    let mut rng = SplitMix64(seed);
+    let codes = q.encode(&data(&mut rng, 16_000, dim)).unwrap();
+    let queries = data(&mut rng, 20, dim);
+    common::search_checks::assert_threads_agree(&q, &codes, &queries, ks);
 }
 
 /// With `parallel`, a search large enough to split gives the one-thread
@@ -164,31 +209,14 @@ fn every_backend_gives_the_scalar_result_bit_for_bit() {
 /// (wasm32 has no threads.)
 #[cfg(all(feature = "parallel", not(target_family = "wasm")))]
 #[test]
-fn all_threads_give_the_one_thread_result() {
-    use hydron_core::quant::SEARCH_PARALLEL_MIN_WORK;
-    let dim = 64;
-    let q = LatticeQuantizer::new(dim, 2, 6).unwrap();
-    let mut rng = SplitMix64(3);
-    let n = 16_000;
-    let x = data(&mut rng, n, dim);
-    let codes = q.encode(&x).unwrap();
-    let queries = data(&mut rng, 20, dim);
-    assert!(n * 20 * q.blocks() >= 2 * SEARCH_PARALLEL_MIN_WORK);
-    let pool = |t| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .unwrap()
-    };
-    for metric in [Metric::L2, Metric::InnerProduct] {
-        for k in [1, 10, 3000] {
-            let serial = pool(1).install(|| q.search(&codes, &queries, k, metric).unwrap());
-            let global = q.search(&codes, &queries, k, metric).unwrap();
-            let three = pool(3).install(|| q.search(&codes, &queries, k, metric).unwrap());
-            assert_eq!(serial, global, "{metric:?} {k}");
-            assert_eq!(serial, three, "{metric:?} {k}");
-        }
-    }
+fn all_threads_give_the_one_thread_result_at_2_bits() {
+    threads_agree(2, 3, &[1, 10, 3000]);
+}
+
+#[cfg(all(feature = "parallel", not(target_family = "wasm")))]
+#[test]
+fn all_threads_give_the_one_thread_result_at_4_bits() {
+    threads_agree(4, 47, &[10]);
 }
 
 #[test]
@@ -252,6 +280,31 @@ fn errors_name_the_place() {
         unit.search(&codes, &x, 1, Metric::L2),
         Err(QuantError::ScaleCount { expected: 0, .. })
     ));
+}
+
+/// At 4 bits, a block code past the shell is refused, in both metrics.
+#[test]
+fn codes_that_name_no_point_are_refused() {
+    let q = LatticeQuantizer::new(16, 4, 0).unwrap();
+    let x: Vec<f32> = (0..48).map(|i| i as f32 - 20.0).collect();
+    let mut codes = q.encode(&x).unwrap();
+    assert!(q.search(&codes, &x[..16], 2, Metric::L2).is_ok());
+    // Vector 1, block 1: shape index past the shell.
+    codes.codes[8 + 4..8 + 8].copy_from_slice(&(0xF000_0000 | shell::SHAPES).to_le_bytes());
+    assert_eq!(
+        q.search(&codes, &x[..16], 2, Metric::L2),
+        Err(QuantError::InvalidCode {
+            vector: 1,
+            block: 1
+        })
+    );
+    assert_eq!(
+        q.search(&codes, &x[..16], 2, Metric::InnerProduct),
+        Err(QuantError::InvalidCode {
+            vector: 1,
+            block: 1
+        })
+    );
 }
 
 proptest! {

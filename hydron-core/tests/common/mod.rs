@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test binary uses a different part
 
 mod precondition;
+pub mod search_checks;
 pub mod search_oracle;
 
 pub use precondition::precondition;

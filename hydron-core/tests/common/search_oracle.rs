@@ -1,9 +1,9 @@
-//! The oracle of the search tests (`quant_search.rs`, `quant_search4.rs`,
+//! The oracle of the search tests (`quant_search.rs`,
 //! `quant_direction.rs`): every vector rebuilt from the public pieces
 //! (`e8p::decode` or `shell::decode`, the scale, `Rotation::unrotate`) in
 //! `f64`, keeping its padding coordinates (what the search measures when
 //! `dim` is not a multiple of 8), normalized in direction mode; distances
-//! in `f64`; and the check of a search result against it.
+//! in `f64`; and the checks of a search result against it.
 
 use super::SplitMix64;
 use hydron_core::quant::{
@@ -143,6 +143,44 @@ pub fn check_against_oracle(
                     "query {qi}: vector {id} ({e}) left out, last kept {last} ({bar})"
                 );
             }
+        }
+    }
+}
+
+/// Searches `queries` among `codes` in both metrics for each k of `ks`, and
+/// checks every result against the oracle.
+pub fn check_search(q: &LatticeQuantizer, codes: &QuantCodes, queries: &[f32], ks: &[usize]) {
+    for metric in [Metric::L2, Metric::InnerProduct] {
+        for &k in ks {
+            let found = q.search(codes, queries, k, metric).unwrap();
+            check_against_oracle(q, codes, queries, k, metric, &found);
+        }
+    }
+}
+
+/// Checks that every distance of `found` (a search of `queries`, `dim`
+/// numbers each) is the oracle's distance to the vector `decode` gave, up
+/// to the tolerance: what the search measures when `dim` is a multiple of
+/// 8.
+pub fn check_against_decoded(
+    dim: usize,
+    decoded: &[f32],
+    queries: &[f32],
+    metric: Metric,
+    found: &SearchResult,
+) {
+    for (qi, x) in queries.chunks_exact(dim).enumerate() {
+        let (dist, ids) = found.row(qi);
+        for (&d, &id) in dist.iter().zip(ids) {
+            let y: Vec<f64> = decoded[id * dim..(id + 1) * dim]
+                .iter()
+                .map(|&v| f64::from(v))
+                .collect();
+            let e = oracle(metric, x, &y);
+            assert!(
+                (f64::from(d) - e).abs() <= tolerance(metric, x, &y),
+                "query {qi} id {id}: {d} vs {e}"
+            );
         }
     }
 }
