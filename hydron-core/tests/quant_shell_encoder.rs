@@ -1,0 +1,238 @@
+//! The 4-bit shell encoder against the original one, kept here as an
+//! oracle: the first version of `shell::encode` (a stable sort of `|x|`,
+//! the 415 leader scores in `f64` in a fixed order, the first of the
+//! largest, the shape ranked, the nearest gain level), written against the
+//! public API. Every backend must give its codes bit for bit, on Gaussian
+//! blocks and on adversarial ones (ties, zeros, signed zeros, huge, tiny
+//! and widely spread values, permutations of repeated magnitudes, the
+//! shell's own points).
+
+mod common;
+
+use common::SplitMix64;
+use hydron_core::batch::{self, Backend};
+use hydron_core::quant::shell;
+
+// ---------------------------------------------------------------- oracle
+
+/// The original encoder: the code nearest `x` (finite).
+fn oracle(x: &[f32; 8]) -> u32 {
+    let a = x.map(|v| f64::from(v.abs()));
+    let mut order = [0usize, 1, 2, 3, 4, 5, 6, 7];
+    // Stable: equal |x_i| keep coordinate order.
+    order.sort_by(|&i, &j| a[j].total_cmp(&a[i]));
+    let sorted = order.map(|i| a[i]);
+    let negatives = x.iter().filter(|&&v| v < 0.0).count() as u32;
+
+    // Leader k's score: ⟨sorted, L_k⟩, less 2 · |x|₇ L₇ when the leader is
+    // all-odd and the signs of x have the wrong parity; in this order.
+    let fix = 2.0 * sorted[7];
+    let mut best = 0;
+    let mut best_score = f64::NEG_INFINITY;
+    for k in 0..shell::LEADERS {
+        let l = shell::leader(k).map(f64::from);
+        let mut s = sorted[0] * l[0];
+        for i in 1..8 {
+            s += sorted[i] * l[i];
+        }
+        let wrong = if wrong_parity(k, negatives) { 1.0 } else { 0.0 };
+        let v = s - fix * l[7] * wrong;
+        if v > best_score {
+            (best, best_score) = (k, v);
+        }
+    }
+
+    let leader = shell::leader(best);
+    let mut p = [0i8; 8];
+    for (rank, &i) in order.iter().enumerate() {
+        let v = leader[rank] as i8;
+        p[i] = if x[i] < 0.0 { -v } else { v };
+    }
+    if wrong_parity(best, negatives) {
+        p[order[7]] = -p[order[7]];
+    }
+    let index = shell::shape_index(&p).expect("a point of the shell");
+    let t = best_score / 28.0;
+    let gain = (0..15)
+        .filter(|&k| {
+            t > 0.5 * (f64::from(shell::GAIN_LEVELS[k]) + f64::from(shell::GAIN_LEVELS[k + 1]))
+        })
+        .count() as u32;
+    (gain << shell::SHAPE_BITS) | index
+}
+
+/// Whether leader `k` is all-odd and `negatives` negative signs give its
+/// points the wrong coordinate sum (one sign must flip).
+fn wrong_parity(k: usize, negatives: u32) -> bool {
+    let l = shell::leader(k);
+    if l[0] % 2 == 0 {
+        return false;
+    }
+    let half_sum: u32 = l.iter().map(|&v| u32::from(v)).sum::<u32>() / 2;
+    (negatives + half_sum) % 2 == 1
+}
+
+// ---------------------------------------------------------------- blocks
+
+/// A random permutation of `x`.
+fn shuffle(rng: &mut SplitMix64, mut x: [f32; 8]) -> [f32; 8] {
+    for i in (1..8).rev() {
+        x.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    x
+}
+
+/// A random sign on every coordinate.
+fn random_signs(rng: &mut SplitMix64, x: [f32; 8]) -> [f32; 8] {
+    let bits = rng.next_u64();
+    core::array::from_fn(|i| if bits >> i & 1 == 1 { -x[i] } else { x[i] })
+}
+
+/// Blocks of every adversarial kind, `n` of each, and Gaussian ones.
+fn adversarial_blocks(n: usize, seed: u64) -> Vec<[f32; 8]> {
+    let mut rng = SplitMix64(seed);
+    let mut out = vec![
+        [0.0; 8],
+        [-0.0; 8],
+        [0.0, -0.0, 0.0, -0.0, 0.0, 0.0, -0.0, 0.0],
+        [1.0; 8],
+        [-1.0; 8],
+        [f32::MAX; 8],
+        [-f32::MAX; 8],
+        [f32::MIN_POSITIVE; 8],
+        [f32::from_bits(1); 8],
+        [f32::MAX, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f32::from_bits(1)],
+        [f32::MAX, f32::from_bits(1), 1.0, -1.0, 1e-30, -1e30, 0.0, -0.0],
+    ];
+    for kind in 0..10 {
+        for _ in 0..n {
+            let x = match kind {
+                0 => rng.gaussian8(),
+                // Small integers: many equal |x_i|, zeros, exact ties.
+                1 => [0; 8].map(|_: i32| (rng.next_u64() % 7) as f32 - 3.0),
+                // Few distinct magnitudes, permuted, random signs.
+                2 => {
+                    let m = [0; 3].map(|_: i32| rng.gaussian8()[0].abs());
+                    let x = [0; 8].map(|_: i32| m[(rng.next_u64() % 3) as usize]);
+                    random_signs(&mut rng, x)
+                }
+                // A Gaussian block with some coordinates zeroed or copied.
+                3 => {
+                    let mut x = rng.gaussian8();
+                    for _ in 0..(rng.next_u64() % 5) {
+                        let (i, j) = ((rng.next_u64() % 8) as usize, (rng.next_u64() % 8) as usize);
+                        x[i] = if rng.next_u64() % 2 == 0 { 0.0 } else { -x[j] };
+                    }
+                    x
+                }
+                // Widely spread scales: huge, tiny, subnormal.
+                4 => {
+                    let mut x = rng.gaussian8();
+                    for v in &mut x {
+                        *v *= 2f32.powi((rng.next_u64() % 250) as i32 - 150);
+                    }
+                    x
+                }
+                // The whole block huge or tiny.
+                5 => {
+                    let e = if rng.next_u64() % 2 == 0 { 120 } else { -140 };
+                    rng.gaussian8().map(|v| v * 2f32.powi(e))
+                }
+                // A shell point scaled (its own code), or nudged by an ulp.
+                6 => {
+                    let index = (rng.next_u64() % u64::from(shell::SHAPES)) as u32;
+                    let p = shell::shape(index).unwrap();
+                    let g = shell::GAIN_LEVELS[(rng.next_u64() % 16) as usize];
+                    let mut x = p.map(|v| f32::from(v) / 28.0 * g);
+                    if rng.next_u64() % 2 == 0 {
+                        let i = (rng.next_u64() % 8) as usize;
+                        x[i] = f32::from_bits(x[i].to_bits() + 1);
+                    }
+                    x
+                }
+                // A leader's values (halved, so ties between leaders), permuted.
+                7 => {
+                    let l = shell::leader((rng.next_u64() % shell::LEADERS as u64) as usize);
+                    let x = shuffle(&mut rng, l.map(|v| f32::from(v) * 0.5));
+                    random_signs(&mut rng, x)
+                }
+                // One or two nonzero coordinates.
+                8 => {
+                    let mut x = [0.0; 8];
+                    let v = rng.gaussian8();
+                    x[(rng.next_u64() % 8) as usize] = v[0];
+                    x[(rng.next_u64() % 8) as usize] = v[1];
+                    x
+                }
+                // Magnitudes one ulp apart.
+                _ => {
+                    let base = rng.gaussian8()[0].abs().max(1e-3);
+                    let x = [0; 8].map(|_: i32| f32::from_bits(base.to_bits() + (rng.next_u64() % 3) as u32));
+                    let x = shuffle(&mut rng, x);
+                    random_signs(&mut rng, x)
+                }
+            };
+            out.push(x);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------- tests
+
+/// Every backend gives the oracle's codes, bit for bit.
+#[test]
+fn encoder_matches_the_oracle() {
+    let blocks = adversarial_blocks(3000, 0x5EED_0E02);
+    let expected: Vec<u32> = blocks.iter().map(oracle).collect();
+    let mut codes = vec![0u32; blocks.len()];
+    for backend in Backend::ALL {
+        shell::encode_into_with(backend, &blocks, &mut codes).unwrap();
+        for ((x, &want), &got) in blocks.iter().zip(&expected).zip(&codes) {
+            assert_eq!(got, want, "{backend}: {x:?}");
+        }
+    }
+    for (x, &want) in blocks.iter().zip(&expected) {
+        assert_eq!(shell::encode(x).unwrap(), want, "{x:?}");
+        let shape = shell::encode_shape(x).unwrap();
+        assert_eq!(shape, want & ((1 << shell::SHAPE_BITS) - 1), "{x:?}");
+    }
+}
+
+/// Nanoseconds per block of one call of `f`, the median of `rounds`.
+fn median_ns_per_block(rounds: usize, blocks: usize, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            f();
+            t.elapsed().as_nanos() as f64 / blocks as f64
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[rounds / 2]
+}
+
+/// ns per Gaussian block of `shell::encode_into` on every backend and of
+/// the oracle, in one process (`--release -- --ignored --nocapture`).
+#[test]
+#[ignore = "timing: run by hand in a release build"]
+fn encode_timing() {
+    let mut rng = SplitMix64(0x5EED_7777);
+    let blocks: Vec<[f32; 8]> = (0..4096).map(|_| rng.gaussian8()).collect();
+    let mut codes = vec![0u32; blocks.len()];
+    for round in 0..3 {
+        for backend in batch::backends() {
+            let ns = median_ns_per_block(15, blocks.len(), || {
+                shell::encode_into_with(backend, std::hint::black_box(&blocks), &mut codes)
+                    .unwrap();
+            });
+            eprintln!("round {round} {backend}: {ns:.1} ns/block");
+        }
+        let ns = median_ns_per_block(5, blocks.len(), || {
+            for (x, c) in blocks.iter().zip(&mut codes) {
+                *c = oracle(std::hint::black_box(x));
+            }
+        });
+        eprintln!("round {round} oracle: {ns:.1} ns/block");
+    }
+}
