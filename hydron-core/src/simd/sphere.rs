@@ -649,88 +649,106 @@ macro_rules! sphere_lanes {
 }
 pub(crate) use sphere_lanes;
 
+/// The lane operations of [`sphere_lanes!`] and [`geodesic_narrow_lanes!`]
+/// on one plain float `$t` (one lane; a mask is a `bool`). The narrow lanes
+/// use a subset: the operations only [`sphere_lanes!`] uses are allowed to
+/// go unused.
+macro_rules! scalar_lane_ops {
+    ($t:ty) => {
+        type F = $t;
+        type M = bool;
+
+        #[inline]
+        fn splat(x: $t) -> F {
+            x
+        }
+        #[inline]
+        fn add(a: F, b: F) -> F {
+            a + b
+        }
+        #[inline]
+        fn sub(a: F, b: F) -> F {
+            a - b
+        }
+        #[inline]
+        fn mul(a: F, b: F) -> F {
+            a * b
+        }
+        #[inline]
+        fn div(a: F, b: F) -> F {
+            a / b
+        }
+        #[inline]
+        fn sqrt(a: F) -> F {
+            a.sqrt()
+        }
+        #[inline]
+        fn abs(a: F) -> F {
+            a.abs()
+        }
+        #[inline]
+        fn le(a: F, b: F) -> bool {
+            a <= b
+        }
+        #[inline]
+        fn and(a: bool, b: bool) -> bool {
+            a & b
+        }
+        #[inline]
+        fn select(mask: bool, if_true: F, if_false: F) -> F {
+            if mask {
+                if_true
+            } else {
+                if_false
+            }
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn neg(a: F) -> F {
+            -a
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn eq(a: F, b: F) -> bool {
+            a == b
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn lt(a: F, b: F) -> bool {
+            a < b
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn gt(a: F, b: F) -> bool {
+            a > b
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn ge(a: F, b: F) -> bool {
+            a >= b
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn or(a: bool, b: bool) -> bool {
+            a | b
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn not(a: bool) -> bool {
+            !a
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn all(mask: bool) -> bool {
+            mask
+        }
+    };
+}
+
 /// The lanes on plain `f64`: the scalar backend, and the tails of the
 /// others.
 mod lanes {
-    type F = f64;
-    type M = bool;
-
-    #[inline]
-    fn splat(x: f64) -> F {
-        x
-    }
-    #[inline]
-    fn add(a: F, b: F) -> F {
-        a + b
-    }
-    #[inline]
-    fn sub(a: F, b: F) -> F {
-        a - b
-    }
-    #[inline]
-    fn mul(a: F, b: F) -> F {
-        a * b
-    }
-    #[inline]
-    fn div(a: F, b: F) -> F {
-        a / b
-    }
-    #[inline]
-    fn sqrt(a: F) -> F {
-        a.sqrt()
-    }
-    #[inline]
-    fn neg(a: F) -> F {
-        -a
-    }
-    #[inline]
-    fn eq(a: F, b: F) -> bool {
-        a == b
-    }
-    #[inline]
-    fn lt(a: F, b: F) -> bool {
-        a < b
-    }
-    #[inline]
-    fn le(a: F, b: F) -> bool {
-        a <= b
-    }
-    #[inline]
-    fn gt(a: F, b: F) -> bool {
-        a > b
-    }
-    #[inline]
-    fn ge(a: F, b: F) -> bool {
-        a >= b
-    }
-    #[inline]
-    fn and(a: bool, b: bool) -> bool {
-        a & b
-    }
-    #[inline]
-    fn or(a: bool, b: bool) -> bool {
-        a | b
-    }
-    #[inline]
-    fn not(a: bool) -> bool {
-        !a
-    }
-    #[inline]
-    fn abs(a: F) -> F {
-        a.abs()
-    }
-    #[inline]
-    fn all(mask: bool) -> bool {
-        mask
-    }
-    #[inline]
-    fn select(mask: bool, if_true: F, if_false: F) -> F {
-        if mask {
-            if_true
-        } else {
-            if_false
-        }
-    }
+    scalar_lane_ops!(f64);
 
     super::sphere_lanes!();
 
@@ -753,53 +771,7 @@ mod lanes {
 /// The narrow lanes on plain `f32`: the scalar backend's narrow geodesic
 /// path, and the tails of the others.
 mod narrow {
-    type F = f32;
-    type M = bool;
-
-    #[inline]
-    fn splat(x: f32) -> F {
-        x
-    }
-    #[inline]
-    fn add(a: F, b: F) -> F {
-        a + b
-    }
-    #[inline]
-    fn sub(a: F, b: F) -> F {
-        a - b
-    }
-    #[inline]
-    fn mul(a: F, b: F) -> F {
-        a * b
-    }
-    #[inline]
-    fn div(a: F, b: F) -> F {
-        a / b
-    }
-    #[inline]
-    fn sqrt(a: F) -> F {
-        a.sqrt()
-    }
-    #[inline]
-    fn abs(a: F) -> F {
-        a.abs()
-    }
-    #[inline]
-    fn le(a: F, b: F) -> bool {
-        a <= b
-    }
-    #[inline]
-    fn and(a: bool, b: bool) -> bool {
-        a & b
-    }
-    #[inline]
-    fn select(mask: bool, if_true: F, if_false: F) -> F {
-        if mask {
-            if_true
-        } else {
-            if_false
-        }
-    }
+    scalar_lane_ops!(f32);
 
     super::geodesic_narrow_lanes!();
 

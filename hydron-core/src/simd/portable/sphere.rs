@@ -11,82 +11,101 @@ use crate::batch::PerRow;
 use crate::simd::sphere;
 use crate::Gf8;
 
-type F = f64x4;
-type M = f64x4;
+/// The lane operations of `sphere::sphere_lanes!` and
+/// `sphere::geodesic_narrow_lanes!` on the `wide` vector `$t` of `$e`
+/// lanes (a mask is a `$t` of all-ones or all-zeros lanes). The narrow
+/// lanes use a subset: the operations only `sphere_lanes!` uses are
+/// allowed to go unused.
+macro_rules! wide_lane_ops {
+    ($t:ty, $e:ty) => {
+        type F = $t;
+        type M = $t;
 
-#[inline]
-fn splat(x: f64) -> F {
-    F::splat(x)
+        #[inline]
+        fn splat(x: $e) -> F {
+            F::splat(x)
+        }
+        #[inline]
+        fn add(a: F, b: F) -> F {
+            a + b
+        }
+        #[inline]
+        fn sub(a: F, b: F) -> F {
+            a - b
+        }
+        #[inline]
+        fn mul(a: F, b: F) -> F {
+            a * b
+        }
+        #[inline]
+        fn div(a: F, b: F) -> F {
+            a / b
+        }
+        #[inline]
+        fn sqrt(a: F) -> F {
+            a.sqrt()
+        }
+        #[inline]
+        fn abs(a: F) -> F {
+            a.abs()
+        }
+        #[inline]
+        fn le(a: F, b: F) -> M {
+            a.simd_le(b)
+        }
+        #[inline]
+        fn and(a: M, b: M) -> M {
+            a & b
+        }
+        #[inline]
+        fn select(mask: M, if_true: F, if_false: F) -> F {
+            mask.select(if_true, if_false)
+        }
+        /// The sign bit flipped, as `-x` on a float.
+        #[inline]
+        #[allow(dead_code)]
+        fn neg(a: F) -> F {
+            a ^ F::splat(-0.0)
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn eq(a: F, b: F) -> M {
+            a.simd_eq(b)
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn lt(a: F, b: F) -> M {
+            a.simd_lt(b)
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn gt(a: F, b: F) -> M {
+            a.simd_gt(b)
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn ge(a: F, b: F) -> M {
+            a.simd_ge(b)
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn or(a: M, b: M) -> M {
+            a | b
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn not(a: M) -> M {
+            !a
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn all(mask: M) -> bool {
+            mask.all()
+        }
+    };
 }
-#[inline]
-fn add(a: F, b: F) -> F {
-    a + b
-}
-#[inline]
-fn sub(a: F, b: F) -> F {
-    a - b
-}
-#[inline]
-fn mul(a: F, b: F) -> F {
-    a * b
-}
-#[inline]
-fn div(a: F, b: F) -> F {
-    a / b
-}
-#[inline]
-fn sqrt(a: F) -> F {
-    a.sqrt()
-}
-/// The sign bit flipped, as `-x` on `f64`.
-#[inline]
-fn neg(a: F) -> F {
-    a ^ F::splat(-0.0)
-}
-#[inline]
-fn eq(a: F, b: F) -> F {
-    a.simd_eq(b)
-}
-#[inline]
-fn lt(a: F, b: F) -> F {
-    a.simd_lt(b)
-}
-#[inline]
-fn le(a: F, b: F) -> F {
-    a.simd_le(b)
-}
-#[inline]
-fn gt(a: F, b: F) -> F {
-    a.simd_gt(b)
-}
-#[inline]
-fn ge(a: F, b: F) -> F {
-    a.simd_ge(b)
-}
-#[inline]
-fn and(a: F, b: F) -> F {
-    a & b
-}
-#[inline]
-fn or(a: F, b: F) -> F {
-    a | b
-}
-#[inline]
-fn not(a: F) -> F {
-    !a
-}
-#[inline]
-fn abs(a: F) -> F {
-    a.abs()
-}
-#[inline]
-fn all(mask: F) -> bool {
-    mask.all()
-}
-#[inline]
-fn select(mask: F, if_true: F, if_false: F) -> F {
-    mask.select(if_true, if_false)
-}
+
+wide_lane_ops!(f64x4, f64);
 
 sphere::sphere_lanes!();
 
@@ -216,49 +235,7 @@ mod narrow {
     use crate::batch::PerRow;
     use crate::simd::sphere;
 
-    type F = f32x8;
-    type M = f32x8;
-
-    #[inline]
-    fn splat(x: f32) -> F {
-        F::splat(x)
-    }
-    #[inline]
-    fn add(a: F, b: F) -> F {
-        a + b
-    }
-    #[inline]
-    fn sub(a: F, b: F) -> F {
-        a - b
-    }
-    #[inline]
-    fn mul(a: F, b: F) -> F {
-        a * b
-    }
-    #[inline]
-    fn div(a: F, b: F) -> F {
-        a / b
-    }
-    #[inline]
-    fn sqrt(a: F) -> F {
-        a.sqrt()
-    }
-    #[inline]
-    fn abs(a: F) -> F {
-        a.abs()
-    }
-    #[inline]
-    fn le(a: F, b: F) -> M {
-        a.simd_le(b)
-    }
-    #[inline]
-    fn and(a: M, b: M) -> M {
-        a & b
-    }
-    #[inline]
-    fn select(mask: M, if_true: F, if_false: F) -> F {
-        mask.select(if_true, if_false)
-    }
+    wide_lane_ops!(f32x8, f32);
 
     sphere::geodesic_narrow_lanes!();
 
