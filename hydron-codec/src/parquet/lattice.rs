@@ -134,21 +134,47 @@ pub fn load_parquet(path: impl AsRef<Path>) -> Result<LatticeCodes, CodecError> 
 pub fn parquet_params(path: impl AsRef<Path>) -> Result<Option<(CodesParams, u64)>, CodecError> {
     let path = path.as_ref();
     let source = open_file(path).map_err(|e| in_file(path, CodecError::Io(e)))?;
-    let footer = || -> Result<Option<(CodesParams, u64)>, CodecError> {
-        footer::check_len(&source, ParquetReadOptions::DEFAULT_MAX_PAGE_BYTES)?;
-        let metadata = footer::load(&source)?;
-        let kv = metadata
-            .metadata()
-            .file_metadata()
-            .key_value_metadata()
-            .cloned()
-            .unwrap_or_default();
-        if !kv.iter().any(|e| e.key == DIM_KEY) {
-            return Ok(None);
-        }
-        params_of(&kv).map(Some)
-    };
-    footer().map_err(|e| in_file(path, e))
+    params_in(&source).map_err(|e| in_file(path, e))
+}
+
+/// [`parquet_params`] of a whole Parquet file in memory (read from a pipe,
+/// say): `None` for Parquet without the key [`DIM_KEY`].
+///
+/// # Errors
+/// As [`parquet_params`], without the path.
+///
+/// ```
+/// use hydron_codec::parquet::ParquetOptions;
+/// use hydron_codec::quant::{self, LatticeCodes};
+/// let c = LatticeCodes::from_gf8(&hydron_core::E8_ROOTS, 4)?;
+/// let bytes = quant::parquet_to_bytes(&c, ParquetOptions::new())?;
+/// let (params, count) = quant::parquet_params_from_bytes(bytes)?.unwrap();
+/// assert_eq!((params.bits(), count), (4, 240));
+/// let mut e = hydron_codec::parquet::ParquetEncoder::new(Vec::new(), ParquetOptions::new())?;
+/// e.write(&hydron_core::E8_ROOTS)?;
+/// assert!(quant::parquet_params_from_bytes(e.finish()?)?.is_none());
+/// # Ok::<(), hydron_codec::CodecError>(())
+/// ```
+pub fn parquet_params_from_bytes(
+    bytes: impl Into<bytes::Bytes>,
+) -> Result<Option<(CodesParams, u64)>, CodecError> {
+    params_in(&Source::Bytes(bytes.into()))
+}
+
+/// The parameters and count in `source`'s footer, if it has [`DIM_KEY`].
+fn params_in(source: &Source) -> Result<Option<(CodesParams, u64)>, CodecError> {
+    footer::check_len(source, ParquetReadOptions::DEFAULT_MAX_PAGE_BYTES)?;
+    let metadata = footer::load(source)?;
+    let kv = metadata
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .cloned()
+        .unwrap_or_default();
+    if !kv.iter().any(|e| e.key == DIM_KEY) {
+        return Ok(None);
+    }
+    params_of(&kv).map(Some)
 }
 
 /// Loads stored codes from a whole Parquet file in memory.

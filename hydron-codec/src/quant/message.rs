@@ -317,12 +317,24 @@ pub fn save_with(
 
 /// Loads stored codes from a file holding one fory message ([`decode`]).
 ///
+/// The file is opened once and read as [`from_reader`](super::from_reader)
+/// reads a stream: only as far as the message's lengths reach, so a FIFO,
+/// a device such as `/dev/zero` or a sparse file whose message claims more
+/// than it holds is an error after the bytes that show it, not a read of
+/// everything there is.
+///
 /// # Errors
-/// As [`decode`], wrapped in [`CodecError::InFile`] with the path.
+/// As [`from_reader`](super::from_reader) (at most
+/// [`MAX_MESSAGE_BYTES`](super::MAX_MESSAGE_BYTES) bytes), wrapped in
+/// [`CodecError::InFile`] with the path.
+///
+/// ```
+/// use hydron_codec::{quant, CodecError};
+/// let err = quant::load("/dev/zero").unwrap_err();
+/// assert!(err.to_string().starts_with("/dev/zero: byte offset 2"), "{err}");
+/// ```
 pub fn load(path: impl AsRef<Path>) -> Result<LatticeCodes, CodecError> {
-    let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|e| in_file(path, CodecError::Io(e)))?;
-    decode(&bytes).map_err(|e| in_file(path, e))
+    super::reader::load(path.as_ref())
 }
 
 #[cfg(test)]

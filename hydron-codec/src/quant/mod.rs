@@ -9,7 +9,7 @@
 //! specified in `docs/format.md` §7:
 //!
 //! - a fory message (feature `fory-messages`): [`encode`], [`decode`],
-//!   [`save`], [`load`]. Stock pyfory reads and writes it with one
+//!   [`save`], [`load`], and [`from_reader`] for a stream. Stock pyfory reads and writes it with one
 //!   dataclass registered under [`LATTICE_CODES_TYPE_ID`];
 //! - Parquet (feature `parquet`): [`save_parquet`], [`load_parquet`], a
 //!   `FixedSizeBinary(code_size)` column `code` and a `Float32` column
@@ -39,6 +39,8 @@
 
 #[cfg(feature = "fory-messages")]
 mod message;
+#[cfg(feature = "fory-messages")]
+mod reader;
 
 use hydron_core::quant::{shell, LatticeQuantizer, QuantCodes, QuantError, ScaleMode};
 use hydron_core::{gf8_codes, Gf8};
@@ -47,14 +49,16 @@ use crate::CodecError;
 
 #[cfg(feature = "parquet")]
 pub use crate::parquet::lattice::{
-    load_parquet, parquet_from_bytes, parquet_params, parquet_to_bytes, save_parquet, BITS_KEY,
-    COUNT_KEY, DIM_KEY, ROTATION_KEY, SCALE_KEY, SEED_KEY,
+    load_parquet, parquet_from_bytes, parquet_params, parquet_params_from_bytes, parquet_to_bytes,
+    save_parquet, BITS_KEY, COUNT_KEY, DIM_KEY, ROTATION_KEY, SCALE_KEY, SEED_KEY,
 };
 #[cfg(feature = "fory-messages")]
 pub use message::{
     decode, encode, load, looks_like_lattice_codes, save, save_with, COMPATIBLE_PREFIX,
     LATTICE_CODES_TYPE_ID,
 };
+#[cfg(feature = "fory-messages")]
+pub use reader::{from_reader, MAX_MESSAGE_BYTES};
 
 /// How the vectors behind stored codes are scaled.
 ///
