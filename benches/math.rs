@@ -39,7 +39,10 @@ use std::hint::black_box;
 
 use common::Rng;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
 use hydron_core::batch::{self, Backend, PerRow};
 use hydron_core::{E8Point, E8Root, Gf8};
 
@@ -312,6 +315,41 @@ fn spherical_mean(c: &mut Criterion) {
     group.finish();
 }
 
+/// A group of the sphere kernels on `pairs` pairs, with element
+/// throughput; 10 samples past the caches.
+fn sphere_group<'c>(
+    c: &'c mut Criterion,
+    name: String,
+    pairs: usize,
+) -> BenchmarkGroup<'c, WallTime> {
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Elements(pairs as u64));
+    if pairs > BATCH {
+        group.sample_size(10);
+    }
+    group
+}
+
+/// The rows of a sphere kernel in `group`: `kernel(Some(backend))` for
+/// each of `backends` (one thread), then `kernel(None)`, the dispatched
+/// function, named `dispatched-…`.
+fn bench_backends(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    backends: &[Backend],
+    pairs: usize,
+    mut kernel: impl FnMut(Option<Backend>),
+) {
+    for &backend in backends {
+        group.bench_function(BenchmarkId::new(backend.name(), pairs), |bench| {
+            bench.iter(|| kernel(Some(backend)));
+        });
+    }
+    let dispatched = format!("dispatched-{}", batch::backend());
+    group.bench_function(BenchmarkId::new(dispatched, pairs), |bench| {
+        bench.iter(|| kernel(None));
+    });
+}
+
 /// The sphere kernels on `pairs` pairs: the per-vector methods (for
 /// small inputs), every backend on one thread, and the dispatched
 /// function; pairwise (`geodesic`, `slerp`, with a `t` per row) and one
@@ -323,15 +361,10 @@ fn sphere_groups(c: &mut Criterion, prefix: &str, pairs: usize, backends: &[Back
     let ts: Vec<f32> = (0..pairs).map(|i| (i % 1000) as f32 / 999.0).collect();
     let q = a[0];
     let per_vector = pairs <= BATCH;
-    let dispatched = format!("dispatched-{}", batch::backend());
     let mut distances = vec![0.0f32; pairs];
     let mut points = vec![Gf8::ZERO; pairs];
 
-    let mut group = c.benchmark_group(format!("{prefix}_geodesic"));
-    group.throughput(Throughput::Elements(pairs as u64));
-    if !per_vector {
-        group.sample_size(10);
-    }
+    let mut group = sphere_group(c, format!("{prefix}_geodesic"), pairs);
     if per_vector {
         group.bench_function(BenchmarkId::new("Gf8::geodesic_distance", pairs), |bench| {
             bench.iter(|| {
@@ -341,74 +374,38 @@ fn sphere_groups(c: &mut Criterion, prefix: &str, pairs: usize, backends: &[Back
             });
         });
     }
-    for &backend in backends {
-        group.bench_function(BenchmarkId::new(backend.name(), pairs), |bench| {
-            bench.iter(|| {
-                backend.geodesic_distances_into(
-                    PerRow::Each(black_box(&a)),
-                    PerRow::Each(&b),
-                    &mut distances,
-                );
-            });
-        });
-    }
-    group.bench_function(BenchmarkId::new(&dispatched, pairs), |bench| {
-        bench.iter(|| {
-            batch::geodesic_distances_into(
-                PerRow::Each(black_box(&a)),
-                PerRow::Each(&b),
-                &mut distances,
-            );
-        });
+    bench_backends(&mut group, backends, pairs, |backend| {
+        let (x, y) = (PerRow::Each(black_box(&a[..])), PerRow::Each(&b[..]));
+        match backend {
+            Some(backend) => backend.geodesic_distances_into(x, y, &mut distances),
+            None => batch::geodesic_distances_into(x, y, &mut distances),
+        }
     });
     // Unchecked coordinates, checked in the same pass (what Python calls).
     let (raw_a, raw_b) = (Gf8::slice_as_arrays(&a), Gf8::slice_as_arrays(&b));
-    group.bench_function(
-        BenchmarkId::new(format!("checked-{dispatched}"), pairs),
-        |bench| {
-            bench.iter(|| {
-                batch::geodesic_distances_checked_into(
-                    PerRow::Each(black_box(raw_a)),
-                    PerRow::Each(raw_b),
-                    &mut distances,
-                )
-            });
-        },
-    );
-    group.finish();
-
-    let mut group = c.benchmark_group(format!("{prefix}_geodesic_to"));
-    group.throughput(Throughput::Elements(pairs as u64));
-    if !per_vector {
-        group.sample_size(10);
-    }
-    for &backend in backends {
-        group.bench_function(BenchmarkId::new(backend.name(), pairs), |bench| {
-            bench.iter(|| {
-                backend.geodesic_distances_into(
-                    PerRow::All(black_box(q)),
-                    PerRow::Each(&b),
-                    &mut distances,
-                );
-            });
-        });
-    }
-    group.bench_function(BenchmarkId::new(&dispatched, pairs), |bench| {
+    let checked = format!("checked-dispatched-{}", batch::backend());
+    group.bench_function(BenchmarkId::new(checked, pairs), |bench| {
         bench.iter(|| {
-            batch::geodesic_distances_into(
-                PerRow::All(black_box(q)),
-                PerRow::Each(&b),
+            batch::geodesic_distances_checked_into(
+                PerRow::Each(black_box(raw_a)),
+                PerRow::Each(raw_b),
                 &mut distances,
-            );
+            )
         });
     });
     group.finish();
 
-    let mut group = c.benchmark_group(format!("{prefix}_slerp"));
-    group.throughput(Throughput::Elements(pairs as u64));
-    if !per_vector {
-        group.sample_size(10);
-    }
+    let mut group = sphere_group(c, format!("{prefix}_geodesic_to"), pairs);
+    bench_backends(&mut group, backends, pairs, |backend| {
+        let (x, y) = (PerRow::All(black_box(q)), PerRow::Each(&b[..]));
+        match backend {
+            Some(backend) => backend.geodesic_distances_into(x, y, &mut distances),
+            None => batch::geodesic_distances_into(x, y, &mut distances),
+        }
+    });
+    group.finish();
+
+    let mut group = sphere_group(c, format!("{prefix}_slerp"), pairs);
     if per_vector {
         group.bench_function(BenchmarkId::new("Gf8::slerp", pairs), |bench| {
             bench.iter(|| {
@@ -418,56 +415,30 @@ fn sphere_groups(c: &mut Criterion, prefix: &str, pairs: usize, backends: &[Back
             });
         });
     }
-    for &backend in backends {
-        group.bench_function(BenchmarkId::new(backend.name(), pairs), |bench| {
-            bench.iter(|| {
-                backend.slerp_into(
-                    PerRow::Each(black_box(&a)),
-                    PerRow::Each(&b),
-                    PerRow::Each(&ts),
-                    &mut points,
-                );
-            });
-        });
-    }
-    group.bench_function(BenchmarkId::new(&dispatched, pairs), |bench| {
-        bench.iter(|| {
-            batch::slerp_into(
-                PerRow::Each(black_box(&a)),
-                PerRow::Each(&b),
-                PerRow::Each(&ts),
-                &mut points,
-            );
-        });
+    bench_backends(&mut group, backends, pairs, |backend| {
+        let (x, y, t) = (
+            PerRow::Each(black_box(&a[..])),
+            PerRow::Each(&b[..]),
+            PerRow::Each(&ts[..]),
+        );
+        match backend {
+            Some(backend) => backend.slerp_into(x, y, t, &mut points),
+            None => batch::slerp_into(x, y, t, &mut points),
+        }
     });
     group.finish();
 
-    let mut group = c.benchmark_group(format!("{prefix}_slerp_to"));
-    group.throughput(Throughput::Elements(pairs as u64));
-    if !per_vector {
-        group.sample_size(10);
-    }
-    for &backend in backends {
-        group.bench_function(BenchmarkId::new(backend.name(), pairs), |bench| {
-            bench.iter(|| {
-                backend.slerp_into(
-                    PerRow::All(black_box(q)),
-                    PerRow::Each(&b),
-                    PerRow::All(0.3),
-                    &mut points,
-                );
-            });
-        });
-    }
-    group.bench_function(BenchmarkId::new(&dispatched, pairs), |bench| {
-        bench.iter(|| {
-            batch::slerp_into(
-                PerRow::All(black_box(q)),
-                PerRow::Each(&b),
-                PerRow::All(0.3),
-                &mut points,
-            );
-        });
+    let mut group = sphere_group(c, format!("{prefix}_slerp_to"), pairs);
+    bench_backends(&mut group, backends, pairs, |backend| {
+        let (x, y, t) = (
+            PerRow::All(black_box(q)),
+            PerRow::Each(&b[..]),
+            PerRow::All(0.3),
+        );
+        match backend {
+            Some(backend) => backend.slerp_into(x, y, t, &mut points),
+            None => batch::slerp_into(x, y, t, &mut points),
+        }
     });
     group.finish();
 }
