@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
-use super::scan::{scan, Scan};
+use super::scan::{open, scan, Scan};
 use super::{bytes, print, print_json};
 use crate::cli::InspectArgs;
 use crate::error::CliError;
@@ -13,10 +13,13 @@ use crate::input::Kind;
 /// Describes the file; fails (after printing what it found) only if the
 /// file cannot be read to its end.
 pub fn run(args: &InspectArgs, limit: u64) -> Result<(), CliError> {
-    if let Some(result) = super::inspect_codes::run(args, limit) {
-        return result;
+    let mut opened = open(&args.file, args.read.column(), limit);
+    if let Ok(input) = &mut opened {
+        if let Some(codes) = input.take_lattice() {
+            return super::lattice::run(args, input, codes);
+        }
     }
-    let s = scan(&args.file, args.read.column(), 0, limit, "inspect");
+    let s = scan(opened, 0, "inspect");
     if args.json {
         print_json(&to_json(args, &s))?;
     } else {

@@ -3,7 +3,7 @@
 mod convert;
 mod gen;
 mod inspect;
-mod inspect_codes;
+mod lattice;
 mod quantize;
 mod scan;
 mod validate;

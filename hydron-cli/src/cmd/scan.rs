@@ -91,15 +91,17 @@ impl Scan {
     }
 }
 
-/// Reads `path` (its Parquet column `column`, if given) to the end or the
-/// first structural error, keeping at most `max_problems` invalid vectors.
-pub fn scan(
-    path: &Path,
-    column: Option<&str>,
-    max_problems: usize,
-    limit: u64,
-    what: &'static str,
-) -> Scan {
+/// Opens `path` (its Parquet column `column`, if given) for [`scan`]:
+/// invalid vectors are read as they are, to be reported.
+pub fn open(path: &Path, column: Option<&str>, limit: u64) -> Result<Input, CliError> {
+    // Trusted: invalid vectors are read as they are and reported by the
+    // scan, all of them, instead of stopping the reader at the first.
+    Input::open(path, Policy::Trusted, limit, column)
+}
+
+/// Reads the input [`open`] opened to the end or the first structural
+/// error, keeping at most `max_problems` invalid vectors.
+pub fn scan(opened: Result<Input, CliError>, max_problems: usize, what: &'static str) -> Scan {
     let mut scan = Scan {
         kind: None,
         bytes: None,
@@ -112,9 +114,7 @@ pub fn scan(
         problems: Vec::new(),
         error: None,
     };
-    // Trusted: invalid vectors are read as they are and reported here, all
-    // of them, instead of stopping the reader at the first.
-    let mut input = match Input::open(path, Policy::Trusted, limit, column) {
+    let mut input = match opened {
         Ok(input) => input,
         Err(e) => {
             scan.error = Some(e);

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
-use super::scan::{scan, Scan};
+use super::scan::{open, scan, Scan};
 use super::{print, print_json};
 use crate::cli::ValidateArgs;
 use crate::error::{Class, CliError, Place};
@@ -12,15 +12,17 @@ use crate::input::Kind;
 
 /// Checks the whole file: exit 0 if every checksum matches and every
 /// vector is valid; otherwise lists what is wrong and where, and fails with
-/// the class of the first structural error, or [`Class::Invalid`].
+/// the class of the first structural error, or [`Class::Invalid`]. Lattice
+/// codes (found from the content, from a path or a stream) are checked
+/// whole instead: every parameter, length, code and scale.
 pub fn run(args: &ValidateArgs, limit: u64) -> Result<(), CliError> {
-    let s = scan(
-        &args.file,
-        args.read.column(),
-        args.max_problems,
-        limit,
-        "validate",
-    );
+    let mut opened = open(&args.file, args.read.column(), limit);
+    if let Ok(input) = &mut opened {
+        if let Some(codes) = input.take_lattice() {
+            return super::lattice::validate(args, input, codes);
+        }
+    }
+    let s = scan(opened, args.max_problems, "validate");
     let failure = verdict(args, &s);
     if args.json {
         let mut v = to_json(args, &s);

@@ -22,13 +22,20 @@
 //! decoded from memory the same way. A file whose only column is E8 codes
 //! (`code`, `UInt8`) is read as the roots it names, like `E8Codes`.
 //!
+//! Lattice codes (a fory `LatticeCodes` message, or Parquet with the
+//! `hydron.quant.*` footer keys) are found from the content the same way,
+//! from a path or a stream, and checked whole when opened (`lattice`):
+//! `inspect` and `validate` report them, and Gf8 codes are read as the
+//! vectors they decode to.
+//!
 //! A directory is a Parquet data set: its `.parquet` files, read one
 //! after another as one input (hydron-codec's `DatasetReader`).
 //!
 //! Detection and the buffered reader are in `sniff`; Parquet's opening is
-//! in `parquet`, data sets' in `dataset`.
+//! in `parquet`, data sets' in `dataset`, lattice codes' in `lattice`.
 
 mod dataset;
+mod lattice;
 mod parquet;
 mod sniff;
 
@@ -41,6 +48,7 @@ use std::sync::Arc;
 use hydron_codec::file::{FileReader, Format};
 use hydron_codec::json::JsonLinesReader;
 use hydron_codec::parquet::{DatasetReader, ParquetReader};
+use hydron_codec::quant::LatticeCodes;
 use hydron_codec::{fory, json, CodecError, Policy};
 use hydron_core::{E8Root, Gf8};
 
@@ -75,6 +83,10 @@ pub enum Kind {
     Parquet,
     /// A Parquet file with an E8 code column (read as the roots it names).
     ParquetCodes,
+    /// One fory `LatticeCodes` message.
+    LatticeCodes,
+    /// Lattice codes in Parquet (a `FixedSizeBinary` column `code`).
+    ParquetLatticeCodes,
 }
 
 impl Kind {
@@ -90,6 +102,10 @@ impl Kind {
             Kind::ForyGf8 => "fory Gf8 message (one vector)".into(),
             Kind::Parquet => "Parquet, vector column".into(),
             Kind::ParquetCodes => "Parquet, E8 code column (E8 root codes)".into(),
+            Kind::LatticeCodes => "lattice codes, one fory LatticeCodes message".into(),
+            Kind::ParquetLatticeCodes => {
+                "lattice codes, Parquet (FixedSizeBinary column `code`)".into()
+            }
         }
     }
 
@@ -107,6 +123,8 @@ impl Kind {
             Kind::ForyGf8 => "fory-gf8",
             Kind::Parquet => "parquet",
             Kind::ParquetCodes => "parquet-codes",
+            Kind::LatticeCodes => "lattice-codes",
+            Kind::ParquetLatticeCodes => "parquet-lattice-codes",
         }
     }
 
@@ -118,7 +136,7 @@ impl Kind {
     pub fn has_checksums(self) -> bool {
         matches!(
             self,
-            Kind::Container(_) | Kind::Parquet | Kind::ParquetCodes
+            Kind::Container(_) | Kind::Parquet | Kind::ParquetCodes | Kind::ParquetLatticeCodes
         )
     }
 
@@ -126,7 +144,17 @@ impl Kind {
     #[inline]
     #[must_use]
     pub fn is_parquet(self) -> bool {
-        matches!(self, Kind::Parquet | Kind::ParquetCodes)
+        matches!(
+            self,
+            Kind::Parquet | Kind::ParquetCodes | Kind::ParquetLatticeCodes
+        )
+    }
+
+    /// Whether the form is lattice codes (either form).
+    #[inline]
+    #[must_use]
+    pub fn is_lattice(self) -> bool {
+        matches!(self, Kind::LatticeCodes | Kind::ParquetLatticeCodes)
     }
 }
 
@@ -174,6 +202,12 @@ enum Source {
     Dataset {
         reader: Box<DatasetReader>,
         codes: Option<Vec<E8Root>>,
+    },
+    /// Lattice codes, checked whole; Gf8 codes are read as vectors from
+    /// vector `next` on.
+    Lattice {
+        codes: LatticeCodes,
+        next: u64,
     },
     /// The form is known but its data is not valid: the error is reported
     /// by the first [`Input::read_chunk`].
@@ -274,6 +308,9 @@ impl Input {
                 (Kind::JsonArray, source)
             }
             Sniffed::Parquet => open_parquet(path, stream, policy, limit, size, column)?,
+            Sniffed::Fory if lattice::is_message(stream.peeked()) => {
+                lattice::open_message(path, stream, limit, size)?
+            }
             Sniffed::Fory => {
                 // The framing is fixed and within the bytes detection
                 // looked at: a stream that is not one of hydron's messages
@@ -436,6 +473,24 @@ impl Input {
             Source::Lines { .. } | Source::Failed(_) => None,
             Source::Memory { vectors, .. } => Some(vectors.len() as u64),
             Source::Codes { codes, .. } => Some(codes.len() as u64),
+            Source::Lattice { codes, .. } => Some(codes.count()),
+        }
+    }
+
+    /// The codes of a lattice-code input, checked whole (or why they are
+    /// not valid), taken out of the input; `None` for any other input, or
+    /// once taken.
+    pub fn take_lattice(&mut self) -> Option<Result<LatticeCodes, CliError>> {
+        if !self.kind.is_lattice() {
+            return None;
+        }
+        match std::mem::replace(&mut self.source, Source::Failed(None)) {
+            Source::Lattice { codes, .. } => Some(Ok(codes)),
+            Source::Failed(Some(e)) => Some(Err(e)),
+            other => {
+                self.source = other;
+                None
+            }
         }
     }
 
@@ -501,6 +556,7 @@ impl Input {
                 out.extend(codes[*next..end].iter().map(|r| r.to_gf8()));
                 *next = end;
             }
+            Source::Lattice { codes, next } => lattice::read_chunk(path, codes, next, out)?,
             Source::Parquet { reader, codes } => {
                 let codec = |e: CodecError| CliError::codec(path, &e);
                 match codes {

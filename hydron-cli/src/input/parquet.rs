@@ -6,8 +6,9 @@
 use std::path::Path;
 
 use hydron_codec::parquet::{ParquetReadOptions, ParquetReader};
-use hydron_codec::{CodecError, Policy};
+use hydron_codec::{quant, CodecError, Policy};
 
+use super::lattice;
 use super::sniff::Stream;
 use super::{read_whole, Kind, Source, CHUNK};
 use crate::error::{Class, CliError};
@@ -29,10 +30,11 @@ pub struct ParquetInfo {
 
 /// Opens a Parquet input: a regular file by path (read row group by row
 /// group; the stream that found it is dropped), anything else read whole,
-/// at most `limit` bytes. The column named `column` is read if one is
-/// given (as vectors, or as codes if it is not a vector column), else the
-/// vector column if there is one, else the code column; if neither, the
-/// vector column's error is the answer.
+/// at most `limit` bytes. Without a `column`, a file whose footer holds
+/// lattice-code parameters is lattice codes (`super::lattice`). The column
+/// named `column` is read if one is given (as vectors, or as codes if it
+/// is not a vector column), else the vector column if there is one, else
+/// the code column; if neither, the vector column's error is the answer.
 pub(super) fn open_parquet(
     path: &Path,
     stream: Stream,
@@ -48,6 +50,14 @@ pub(super) fn open_parquet(
     let named = column.is_some();
     if size.is_some() && path.as_os_str() != "-" {
         drop(stream);
+        if column.is_none() {
+            let codes = lattice::parquet_source(path, quant::parquet_params(path), || {
+                quant::load_parquet(path)
+            });
+            if let Some(found) = codes {
+                return Ok(found);
+            }
+        }
         finish_parquet(
             path,
             named,
@@ -57,6 +67,14 @@ pub(super) fn open_parquet(
     } else {
         // Cheap clones: the readers share the one buffer.
         let data = bytes::Bytes::from(read_whole(path, stream, limit, size)?);
+        if column.is_none() {
+            let params = quant::parquet_params_from_bytes(data.clone());
+            let codes =
+                lattice::parquet_source(path, params, || quant::parquet_from_bytes(data.clone()));
+            if let Some(found) = codes {
+                return Ok(found);
+            }
+        }
         finish_parquet(
             path,
             named,
