@@ -649,19 +649,14 @@ macro_rules! sphere_lanes {
 }
 pub(crate) use sphere_lanes;
 
-/// The lane operations of [`sphere_lanes!`] and [`geodesic_narrow_lanes!`]
-/// on one plain float `$t` (one lane; a mask is a `bool`). The narrow lanes
-/// use a subset: the operations only [`sphere_lanes!`] uses are allowed to
-/// go unused.
-macro_rules! scalar_lane_ops {
-    ($t:ty) => {
-        type F = $t;
-        type M = bool;
-
-        #[inline]
-        fn splat(x: $t) -> F {
-            x
-        }
+/// The lane operations written alike on a plain float and on a `wide`
+/// vector (its operators): `add`, `sub`, `mul`, `div`, `sqrt`, `abs`, and
+/// the mask operations `and`, `or`, `not`, on the lane type `F` and the
+/// mask type `M` of the module it is expanded in. For
+/// [`scalar_lane_ops!`] and `portable/sphere.rs`'s `wide_lane_ops!`; the
+/// narrow lanes use no `or` or `not`.
+macro_rules! operator_lane_ops {
+    () => {
         #[inline]
         fn add(a: F, b: F) -> F {
             a + b
@@ -687,15 +682,43 @@ macro_rules! scalar_lane_ops {
             a.abs()
         }
         #[inline]
-        fn le(a: F, b: F) -> bool {
-            a <= b
-        }
-        #[inline]
-        fn and(a: bool, b: bool) -> bool {
+        fn and(a: M, b: M) -> M {
             a & b
         }
         #[inline]
-        fn select(mask: bool, if_true: F, if_false: F) -> F {
+        #[allow(dead_code)]
+        fn or(a: M, b: M) -> M {
+            a | b
+        }
+        #[inline]
+        #[allow(dead_code)]
+        fn not(a: M) -> M {
+            !a
+        }
+    };
+}
+pub(crate) use operator_lane_ops;
+
+/// The lane operations of [`sphere_lanes!`] and [`geodesic_narrow_lanes!`]
+/// on one plain float `$t` (one lane; a mask is a `bool`). The narrow lanes
+/// use a subset: the operations only [`sphere_lanes!`] uses are allowed to
+/// go unused.
+macro_rules! scalar_lane_ops {
+    ($t:ty) => {
+        type F = $t;
+        type M = bool;
+
+        $crate::simd::sphere::operator_lane_ops!();
+        #[inline]
+        fn splat(x: $t) -> F {
+            x
+        }
+        #[inline]
+        fn le(a: F, b: F) -> M {
+            a <= b
+        }
+        #[inline]
+        fn select(mask: M, if_true: F, if_false: F) -> F {
             if mask {
                 if_true
             } else {
@@ -709,37 +732,27 @@ macro_rules! scalar_lane_ops {
         }
         #[inline]
         #[allow(dead_code)]
-        fn eq(a: F, b: F) -> bool {
+        fn eq(a: F, b: F) -> M {
             a == b
         }
         #[inline]
         #[allow(dead_code)]
-        fn lt(a: F, b: F) -> bool {
+        fn lt(a: F, b: F) -> M {
             a < b
         }
         #[inline]
         #[allow(dead_code)]
-        fn gt(a: F, b: F) -> bool {
+        fn gt(a: F, b: F) -> M {
             a > b
         }
         #[inline]
         #[allow(dead_code)]
-        fn ge(a: F, b: F) -> bool {
+        fn ge(a: F, b: F) -> M {
             a >= b
         }
         #[inline]
         #[allow(dead_code)]
-        fn or(a: bool, b: bool) -> bool {
-            a | b
-        }
-        #[inline]
-        #[allow(dead_code)]
-        fn not(a: bool) -> bool {
-            !a
-        }
-        #[inline]
-        #[allow(dead_code)]
-        fn all(mask: bool) -> bool {
+        fn all(mask: M) -> bool {
             mask
         }
     };

@@ -21,41 +21,14 @@ macro_rules! wide_lane_ops {
         type F = $t;
         type M = $t;
 
+        $crate::simd::sphere::operator_lane_ops!();
         #[inline]
         fn splat(x: $e) -> F {
             F::splat(x)
         }
         #[inline]
-        fn add(a: F, b: F) -> F {
-            a + b
-        }
-        #[inline]
-        fn sub(a: F, b: F) -> F {
-            a - b
-        }
-        #[inline]
-        fn mul(a: F, b: F) -> F {
-            a * b
-        }
-        #[inline]
-        fn div(a: F, b: F) -> F {
-            a / b
-        }
-        #[inline]
-        fn sqrt(a: F) -> F {
-            a.sqrt()
-        }
-        #[inline]
-        fn abs(a: F) -> F {
-            a.abs()
-        }
-        #[inline]
         fn le(a: F, b: F) -> M {
             a.simd_le(b)
-        }
-        #[inline]
-        fn and(a: M, b: M) -> M {
-            a & b
         }
         #[inline]
         fn select(mask: M, if_true: F, if_false: F) -> F {
@@ -86,16 +59,6 @@ macro_rules! wide_lane_ops {
         #[allow(dead_code)]
         fn ge(a: F, b: F) -> M {
             a.simd_ge(b)
-        }
-        #[inline]
-        #[allow(dead_code)]
-        fn or(a: M, b: M) -> M {
-            a | b
-        }
-        #[inline]
-        #[allow(dead_code)]
-        fn not(a: M) -> M {
-            !a
         }
         #[inline]
         #[allow(dead_code)]
