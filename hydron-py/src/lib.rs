@@ -63,6 +63,7 @@ fn _hydron(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(quant_io::save_lattice_codes, m)?)?;
     m.add_function(wrap_pyfunction!(quant_io::load_lattice_codes, m)?)?;
     m.add_function(wrap_pyfunction!(quant_io::is_lattice_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(quant_io::_load_file_object, m)?)?;
     #[cfg(feature = "arrow")]
     {
         m.add_class::<capsule::ArrowArray>()?;

@@ -19,6 +19,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::errors::codec_error;
+use crate::{arrays, stream};
 
 /// The two stored forms.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -207,6 +208,169 @@ fn sniff(path: &Path) -> Option<Form> {
     None
 }
 
+/// The most bytes read from a stream (a file object, a FIFO, a device):
+/// 1 GiB, as `hydron.load` reads Parquet from a file object.
+const MAX_STREAM_BYTES: u64 = 1 << 30;
+
+/// Reads the codes at `path`, opened once: a regular file by path (Parquet
+/// from its footer on), anything else (a FIFO, a device) as a stream.
+fn read_path(path: &Path) -> Result<LatticeCodes, CodecError> {
+    let in_file = |e: CodecError| CodecError::InFile {
+        path: path.to_path_buf(),
+        error: Box::new(e),
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| in_file(CodecError::Io(e)))?;
+    let regular = file
+        .metadata()
+        .map_err(|e| in_file(CodecError::Io(e)))?
+        .is_file();
+    let mut head = Vec::with_capacity(16);
+    (&mut file)
+        .take(16)
+        .read_to_end(&mut head)
+        .map_err(|e| in_file(CodecError::Io(e)))?;
+    #[cfg(feature = "parquet")]
+    if hydron_codec::parquet::looks_like_parquet(&head) {
+        return if regular {
+            quant::load_parquet(path)
+        } else {
+            let mut data = head;
+            file.take(MAX_STREAM_BYTES + 1 - data.len() as u64)
+                .read_to_end(&mut data)
+                .map_err(|e| in_file(CodecError::Io(e)))?;
+            if data.len() as u64 > MAX_STREAM_BYTES {
+                return Err(in_file(stream_too_large()));
+            }
+            quant::parquet_from_bytes(data).map_err(in_file)
+        };
+    }
+    if regular {
+        drop(file);
+        return quant::load(path);
+    }
+    quant::from_reader(std::io::Cursor::new(head).chain(file), MAX_STREAM_BYTES).map_err(in_file)
+}
+
+/// A stream longer than [`MAX_STREAM_BYTES`].
+#[cfg(feature = "parquet")]
+fn stream_too_large() -> CodecError {
+    CodecError::TooLarge {
+        length: MAX_STREAM_BYTES + 1,
+        limit: MAX_STREAM_BYTES,
+        what: "a stream read whole (lattice codes in Parquet)",
+    }
+}
+
+/// `source` (anything with `read`, else a `TypeError`) as a stream, and
+/// whether it starts like Parquet.
+fn open_stream(source: &Bound<'_, PyAny>) -> PyResult<(stream::Stream, bool)> {
+    if !source.hasattr("read")? {
+        return Err(PyTypeError::new_err(format!(
+            "expected a path or a binary file object, got {}",
+            source.get_type().name()?
+        )));
+    }
+    stream::open(source)
+}
+
+/// The codes of a Parquet file read whole from a stream (at most
+/// [`MAX_STREAM_BYTES`]).
+#[cfg(feature = "parquet")]
+fn read_parquet_stream(
+    py: Python<'_>,
+    stream: stream::Stream,
+) -> PyResult<Result<LatticeCodes, CodecError>> {
+    let data = stream::read_whole(py, stream)?;
+    Ok(py.detach(|| quant::parquet_from_bytes(data)))
+}
+
+#[cfg(not(feature = "parquet"))]
+fn read_parquet_stream(
+    py: Python<'_>,
+    _stream: stream::Stream,
+) -> PyResult<Result<LatticeCodes, CodecError>> {
+    Err(crate::errors::feature_not_built(
+        py,
+        "hydron.load_lattice_codes (a Parquet file)",
+        "parquet",
+    ))
+}
+
+/// What ``hydron.load`` reads from a binary file object, read once: lattice
+/// codes (a fory ``LatticeCodes`` message, or Parquet with the
+/// ``hydron.quant.*`` footer keys) as :func:`load_lattice_codes` gives
+/// them, anything else as vectors (a new (N, 8) float32 array).
+///
+/// A message is read as far as its lengths reach, a container as it
+/// arrives, Parquet whole (at most 1 GiB). ``policy`` applies to vectors:
+/// given for lattice codes, it is a ``TypeError``.
+#[pyfunction]
+#[pyo3(signature = (source, *, policy = None))]
+pub fn _load_file_object(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    policy: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let parsed = crate::policy::parse_or_strict(policy)?;
+    let (stream, parquet) = open_stream(source)?;
+    let codes_policy = || -> PyResult<()> {
+        if policy.is_some_and(|p| !p.is_none()) {
+            return Err(PyTypeError::new_err(
+                "load: policy= applies to vectors, not to lattice codes",
+            ));
+        }
+        Ok(())
+    };
+    let head = stream.get_ref().0.get_ref();
+    if !parquet && quant::looks_like_lattice_codes(head) {
+        codes_policy()?;
+        let c = py
+            .detach(|| quant::from_reader(stream, MAX_STREAM_BYTES))
+            .map_err(|e| error(py, e))?;
+        return to_python(py, c);
+    }
+    let policy = parsed;
+    let vectors = if parquet {
+        #[cfg(feature = "parquet")]
+        {
+            let data = bytes::Bytes::from(stream::read_whole(py, stream)?);
+            let params = py.detach(|| quant::parquet_params_from_bytes(data.clone()));
+            if matches!(params, Ok(Some(_))) || params.as_ref().is_err_and(is_bad_codes) {
+                codes_policy()?;
+                let c = py
+                    .detach(|| quant::parquet_from_bytes(data))
+                    .map_err(|e| error(py, e))?;
+                return to_python(py, c);
+            }
+            crate::errors::detached(py, || {
+                hydron_codec::parquet::ParquetReader::from_bytes(
+                    data,
+                    policy,
+                    hydron_codec::parquet::ParquetReadOptions::new(),
+                )?
+                .read_to_end()
+            })?
+        }
+        #[cfg(not(feature = "parquet"))]
+        crate::parquet::vectors_from_stream(py, stream, policy)?
+    } else {
+        crate::errors::detached(py, move || {
+            let mut reader = hydron_codec::file::FileReader::from_reader(stream, policy)?;
+            let mut out = Vec::new();
+            while reader.read_chunk(&mut out)? > 0 {}
+            Ok(out)
+        })?
+    };
+    Ok(arrays::gf8_out(py, vectors).into_any().unbind())
+}
+
+/// Whether `error` is about lattice-code parameters (the footer has them,
+/// malformed).
+#[cfg(feature = "parquet")]
+fn is_bad_codes(error: &CodecError) -> bool {
+    matches!(error, CodecError::BadCodes { .. })
+}
+
 /// Whether ``path`` is a regular file of lattice codes (a fory
 /// ``LatticeCodes`` message, or Parquet with the ``hydron.quant.*`` footer
 /// keys): what :func:`hydron.load` checks first. Reads its first 16 bytes
@@ -220,7 +384,14 @@ pub fn is_lattice_codes(py: Python<'_>, path: PathBuf) -> bool {
 /// Parquet (detected from the content), every parameter, length, code and
 /// scale checked (docs/format.md section 7).
 ///
-/// ``hydron.load(path)`` calls this for a file of lattice codes.
+/// ``source`` is a path or a binary file object (``open(..., "rb")``, a
+/// pipe, ``sys.stdin.buffer``, ``io.BytesIO``). Each is read once: a
+/// message only as far as its own lengths reach, so that a FIFO, a device
+/// or a stream that is not a message ends in an error after the bytes that
+/// show it; Parquet from a file object (or a FIFO) is read whole, at most
+/// 1 GiB, as a message from one.
+///
+/// ``hydron.load(source)`` calls this for lattice codes.
 ///
 /// Returns
 /// -------
@@ -241,22 +412,24 @@ pub fn is_lattice_codes(py: Python<'_>, path: PathBuf) -> bool {
 ///     where there is no one place).
 /// FormatError, TruncatedError, OSError
 ///     Not a file of lattice codes, cut short, or unreadable.
+/// HydronError
+///     A stream longer than 1 GiB (or a message claiming more).
+/// TypeError
+///     A text-mode file object, or something that is neither a path nor a
+///     file object.
 #[pyfunction]
-pub fn load_lattice_codes(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
-    let loaded = py.detach(|| -> Result<LatticeCodes, CodecError> {
-        let mut head = Vec::with_capacity(16);
-        std::fs::File::open(&path)
-            .and_then(|f| f.take(16).read_to_end(&mut head))
-            .map_err(|e| CodecError::InFile {
-                path: path.clone(),
-                error: Box::new(CodecError::Io(e)),
-            })?;
-        #[cfg(feature = "parquet")]
-        if hydron_codec::parquet::looks_like_parquet(&head) {
-            return quant::load_parquet(&path);
+pub fn load_lattice_codes(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let loaded = match arrays::path_of(source)? {
+        Some(path) => py.detach(|| read_path(&path)),
+        None => {
+            let (stream, parquet) = open_stream(source)?;
+            if parquet {
+                read_parquet_stream(py, stream)?
+            } else {
+                py.detach(|| quant::from_reader(stream, MAX_STREAM_BYTES))
+            }
         }
-        quant::load(&path)
-    });
+    };
     #[cfg(not(feature = "parquet"))]
     if let Err(CodecError::InFile { error, .. }) = &loaded {
         if matches!(
@@ -275,6 +448,12 @@ pub fn load_lattice_codes(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> 
         }
     }
     let c = loaded.map_err(|e| error(py, e))?;
+    to_python(py, c)
+}
+
+/// The Python value of loaded codes: a `hydron.LatticeCodes`, or the unit
+/// vectors of Gf8 codes.
+fn to_python(py: Python<'_>, c: LatticeCodes) -> PyResult<Py<PyAny>> {
     let p = *c.params();
     let n = usize::try_from(c.count()).expect("the codes are in memory");
     let QuantCodes { codes, scales } = c.into_codes();

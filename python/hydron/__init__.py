@@ -175,12 +175,16 @@ def save(path: str | os.PathLike[str], vectors: npt.ArrayLike | LatticeCodes,
 
 def load(source: str | os.PathLike[str] | Any, *, policy: str | None = None) -> Any:
     # A file of lattice codes goes to load_lattice_codes; anything else is
-    # read as vectors. (Typed Any, as numpy's ``np.load``, since what comes
-    # back depends on the file.)
-    if isinstance(source, (str, os.PathLike)) and is_lattice_codes(source):
-        if policy is not None:
-            raise TypeError("load: policy= applies to vectors, not to lattice codes")
-        return load_lattice_codes(source)
+    # read as vectors. A file object is read once, by _load_file_object,
+    # which tells codes from its content. (Typed Any, as numpy's
+    # ``np.load``, since what comes back depends on the file.)
+    if isinstance(source, (str, os.PathLike)):
+        if is_lattice_codes(source):
+            if policy is not None:
+                raise TypeError("load: policy= applies to vectors, not to lattice codes")
+            return load_lattice_codes(source)
+    elif hasattr(source, "read"):
+        return _hydron._load_file_object(source, policy=policy)
     return _load_vectors(source, policy=policy)
 
 
@@ -198,7 +202,10 @@ Notes
 -----
 A file of lattice codes (:func:`is_lattice_codes`) is read by
 :func:`load_lattice_codes`: a :class:`LatticeCodes` (or, for ``Gf8`` codes,
-their unit vectors).
+their unit vectors). So is a binary file object that holds lattice codes (a
+fory ``LatticeCodes`` message, or Parquet with the ``hydron.quant.*`` footer
+keys), told from its content and read once; ``policy`` applies to vectors
+only (``TypeError`` for codes).
 """
 
 __all__ = [

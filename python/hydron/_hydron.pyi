@@ -30,6 +30,7 @@ __all__ = [
     "save_lattice_codes",
     "load_lattice_codes",
     "is_lattice_codes",
+    "_load_file_object",
     "MAX_BATCH_LEN",
     "MAX_CHUNK_VECTORS",
     "MAX_CODES_LEN",
@@ -1120,12 +1121,19 @@ def save_lattice_codes(path: _Path, codes: LatticeCodes, format: str | None = No
     (12, 3, 2, True)
     """
 
-def load_lattice_codes(path: _Path) -> LatticeCodes | _F32:
+def load_lattice_codes(source: _Path | Any) -> LatticeCodes | _F32:
     """Load lattice codes from a file: a fory ``LatticeCodes`` message or
     Parquet (detected from the content), every parameter, length, code and
     scale checked (docs/format.md section 7).
 
-    ``hydron.load(path)`` calls this for a file of lattice codes.
+    ``source`` is a path or a binary file object (``open(..., "rb")``, a
+    pipe, ``sys.stdin.buffer``, ``io.BytesIO``). Each is read once: a
+    message only as far as its own lengths reach, so that a FIFO, a device
+    or a stream that is not a message ends in an error after the bytes that
+    show it; Parquet from a file object (or a FIFO) is read whole, at most
+    1 GiB, as a message from one.
+
+    ``hydron.load(source)`` calls this for lattice codes.
 
     Returns
     -------
@@ -1146,6 +1154,22 @@ def load_lattice_codes(path: _Path) -> LatticeCodes | _F32:
         where there is no one place).
     FormatError, TruncatedError, OSError
         Not a file of lattice codes, cut short, or unreadable.
+    HydronError
+        A stream longer than 1 GiB (or a message claiming more).
+    TypeError
+        A text-mode file object, or something that is neither a path nor a
+        file object.
+    """
+
+def _load_file_object(source: Any, *, policy: str | None = None) -> Any:
+    """What ``hydron.load`` reads from a binary file object, read once: lattice
+    codes (a fory ``LatticeCodes`` message, or Parquet with the
+    ``hydron.quant.*`` footer keys) as :func:`load_lattice_codes` gives
+    them, anything else as vectors (a new (N, 8) float32 array).
+
+    A message is read as far as its lengths reach, a container as it
+    arrives, Parquet whole (at most 1 GiB). ``policy`` applies to vectors:
+    given for lattice codes, it is a ``TypeError``.
     """
 
 def is_lattice_codes(path: _Path) -> bool:

@@ -8,12 +8,14 @@ hydron's side is the ``hydron`` tool (``$HYDRON_CLI``: ``quantize --bits
 16|32`` writes codes, ``inspect --json`` reads and checks them) and, where
 the module has them, ``hydron.save``/``hydron.load``."""
 
+import io
 import json
 import os
 import re
 import runpy
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -345,3 +347,112 @@ def test_hydron_load_reads_parquet_that_pyarrow_writes(tmp_path):
     pq.write_table(pa.table({"vector": vectors}), tmp_path / "v.parquet")
     assert not hydron.is_lattice_codes(tmp_path / "v.parquet")
     assert (hydron.load(tmp_path / "v.parquet") == v).all()
+
+
+# hydron.load of a binary file object: lattice codes told from the content,
+# read once.
+
+
+class ReadOnly:
+    """A binary file object with ``read`` only (no ``read1``)."""
+
+    def __init__(self, data: bytes):
+        self._f = io.BytesIO(data)
+
+    def read(self, n: int = -1) -> bytes:
+        return self._f.read(n)
+
+
+def piped(data: bytes):
+    """The read end of a pipe that another thread fills with ``data``."""
+    r, w = os.pipe()
+
+    def fill():
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+
+    threading.Thread(target=fill, daemon=True).start()
+    return os.fdopen(r, "rb")
+
+
+def file_objects(path):
+    data = path.read_bytes()
+    return {
+        "open": lambda: open(path, "rb"),
+        "BytesIO": lambda: io.BytesIO(data),
+        "read only": lambda: ReadOnly(data),
+        "pipe": lambda: piped(data),
+    }
+
+
+@pytest.mark.parametrize("how", ["open", "BytesIO", "read only", "pipe"])
+@pytest.mark.parametrize("name", ["c.fory", pytest.param("c.parquet", marks=needs("parquet"))])
+def test_load_of_a_file_object_holding_codes_gives_lattice_codes(tmp_path, name, how):
+    _, c = quantized(dim=20, n=25)
+    path = tmp_path / name
+    hydron.save(path, c)
+    f = file_objects(path)[how]()
+    try:
+        back = hydron.load(f)
+    finally:
+        if hasattr(f, "close"):
+            f.close()
+    assert isinstance(back, hydron.LatticeCodes)
+    same(back, c)
+    same(back, hydron.load(path))
+    # load_lattice_codes takes a file object too.
+    same(hydron.load_lattice_codes(file_objects(path)[how]()), c)
+    # Gf8 codes: their unit vectors, as from the path.
+    q, g = quantized(dim=8, bits=4, scale="direction", rotate=False)
+    hydron.save(path, g)
+    u = hydron.load(file_objects(path)[how]())
+    assert isinstance(u, np.ndarray) and (u == hydron.load(path)).all()
+
+
+@pytest.mark.parametrize("name", ["c.fory", pytest.param("c.parquet", marks=needs("parquet"))])
+def test_a_file_object_of_codes_refuses_policy_and_text_mode(tmp_path, name):
+    _, c = quantized()
+    path = tmp_path / name
+    hydron.save(path, c)
+    with open(path, "rb") as f, pytest.raises(TypeError, match="policy"):
+        hydron.load(f, policy="trusted")
+    with open(path, "r", encoding="latin-1") as f, pytest.raises(TypeError, match="binary"):
+        hydron.load(f)
+    with pytest.raises(TypeError, match="binary"):
+        hydron.load_lattice_codes(io.StringIO("x"))
+    with pytest.raises(ValueError):
+        hydron.load(io.BytesIO(path.read_bytes()), policy="sloppy")
+
+
+def test_file_objects_of_vectors_still_load_as_vectors(tmp_path):
+    path = tmp_path / "v.hyd"
+    hydron.save(path, hydron.E8_ROOTS)
+    for f in file_objects(path).values():
+        v = f()
+        assert (hydron.load(v) == hydron.E8_ROOTS).all()
+    with pytest.raises(hydron.FormatError):
+        hydron.load(io.BytesIO(b"\x00" * 100))
+    with pytest.raises(TypeError, match="loads"):
+        hydron.load(b"bytes")
+
+
+@needs("parquet")
+def test_parquet_file_objects_of_vectors_still_load_as_vectors(tmp_path):
+    path = tmp_path / "v.parquet"
+    hydron.save(path, hydron.E8_ROOTS)
+    for f in file_objects(path).values():
+        assert (hydron.load(f()) == hydron.E8_ROOTS).all()
+
+
+def test_a_damaged_message_from_a_file_object_names_the_offset(tmp_path):
+    _, c = quantized(dim=8, n=3)
+    path = tmp_path / "c.fory"
+    hydron.save(path, c)
+    data = bytearray(path.read_bytes())
+    data[64] = 4  # count 4, codes for 3
+    with pytest.raises(hydron.CorruptError, match="the count says 4 vectors") as e:
+        hydron.load(io.BytesIO(bytes(data)))
+    assert (e.value.offset, e.value.row) == (64, None)
+    with pytest.raises(hydron.TruncatedError) as e:
+        hydron.load(io.BytesIO(bytes(data[:90])))
+    assert e.value.offset == 88
