@@ -325,6 +325,58 @@ pub(crate) fn decode_scaled(code: u16, scale: f64, out: &mut [f64; 8]) {
     }
 }
 
+/// [`DecodeTables`] in `f32`: the same rows (the values are exact in
+/// either type).
+pub(crate) struct DecodeTables32 {
+    /// `pattern[p]` of [`DecodeTables`].
+    pattern: [[f32; 8]; PATTERN_COUNT],
+    /// `signs[s]` of [`DecodeTables`]: bit 31 set where coordinate `i` is
+    /// negative.
+    signs: [[u32; 8]; 128],
+}
+
+const fn build_decode_tables32() -> DecodeTables32 {
+    let wide = build_decode_tables();
+    let mut t = DecodeTables32 {
+        pattern: [[0.0; 8]; PATTERN_COUNT],
+        signs: [[0; 8]; 128],
+    };
+    let mut p = 0;
+    while p < PATTERN_COUNT {
+        let mut i = 0;
+        while i < 8 {
+            t.pattern[p][i] = wide.pattern[p][i] as f32;
+            i += 1;
+        }
+        p += 1;
+    }
+    let mut k = 0;
+    while k < 128 {
+        let mut i = 0;
+        while i < 8 {
+            t.signs[k][i] = (wide.signs[k][i] >> 32) as u32;
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+}
+
+/// The `f32` decoder's tables (12 KiB).
+static DECODE32: DecodeTables32 = build_decode_tables32();
+
+/// `scale` times the codeword of `code`, in `f32`: the codeword is exact,
+/// so each coordinate is `decode(code)[i] * scale` rounded once, as
+/// [`decode_scaled`] computes it in `f64`, then rounded to `f32`, up to
+/// that double rounding.
+#[inline(always)]
+pub(crate) fn decode_scaled32(code: u16, scale: f32) -> [f32; 8] {
+    let a = &DECODE32.pattern[usize::from((code >> 7) & 0xFF)];
+    let signs = &DECODE32.signs[usize::from(code & 0x7F)];
+    let shift = shift_of(code);
+    core::array::from_fn(|i| (f32::from_bits(a[i].to_bits() ^ signs[i]) + shift) * scale)
+}
+
 /// Decodes every code of `codes` into `out`.
 ///
 /// # Panics
@@ -894,6 +946,17 @@ mod tests {
                 decode_scaled(code, scale, &mut out);
                 let expected = decode(code).map(|v| (f64::from(v) * scale).to_bits());
                 assert_eq!(out.map(f64::to_bits), expected, "{code:#06x}");
+            }
+        }
+    }
+
+    /// The `f32` decoder gives the codeword times the scale, rounded once.
+    #[test]
+    fn decode_scaled32_is_decode_times_the_scale() {
+        for code in 0..=u16::MAX {
+            for scale in [1.0f32, 0.3, 7.5e-3] {
+                let expected = decode(code).map(|v| v * scale);
+                assert_eq!(decode_scaled32(code, scale), expected, "code {code:#06x}");
             }
         }
     }

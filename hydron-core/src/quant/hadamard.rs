@@ -109,6 +109,19 @@ impl Rotation {
         self.seed
     }
 
+    /// The window size `P`.
+    #[inline]
+    pub(crate) fn window(&self) -> usize {
+        self.window
+    }
+
+    /// Each window's start and its `±1` signs, in the order
+    /// [`rotate`](Self::rotate) applies them.
+    #[inline]
+    pub(crate) fn windows(&self) -> impl DoubleEndedIterator<Item = (usize, &[f64])> {
+        self.windows.iter().map(|(start, signs)| (*start, &signs[..]))
+    }
+
     /// Rotates `v` in place.
     ///
     /// # Panics

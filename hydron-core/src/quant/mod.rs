@@ -47,6 +47,9 @@ mod e8p_exact;
 mod error;
 mod gain;
 mod hadamard;
+mod hadamard32;
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+mod hadamard32_avx2;
 mod quantizer;
 pub mod search;
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]

@@ -3,6 +3,7 @@
 
 use super::e8p;
 use super::hadamard::Rotation;
+use super::hadamard32::{Unrotate32, F8};
 use super::shell;
 use super::QuantError;
 
@@ -444,7 +445,7 @@ impl LatticeQuantizer {
     /// point ([`shell::is_valid`]).
     pub fn decode(&self, codes: &QuantCodes) -> Result<Vec<f32>, QuantError> {
         let n = self.code_count(codes.codes.len())?;
-        let mut out = vec![0.0; n * self.dim];
+        let mut out = crate::huge::zeroed_vec(n * self.dim);
         self.decode_into(&codes.codes, &codes.scales, &mut out)?;
         Ok(out)
     }
@@ -521,15 +522,30 @@ impl LatticeQuantizer {
             unsafe { decode_vectors_avx2(self, codes, scales, out) };
             return;
         }
-        self.decode_vectors(codes, scales, out);
+        self.decode_vectors(codes, scales, out, super::hadamard32::in_register);
     }
 
     /// The work of [`decode_checked`](Self::decode_checked), inlined into
-    /// each build.
+    /// each build: at 2 bits with a rotation, per-vector or unit scale,
+    /// in `f32` ([`hadamard32`](super::hadamard32)) for each vector whose
+    /// scale it takes without overflow, else in `f64`.
+    /// `in_reg`: [`hadamard32::in_register`](super::hadamard32) or its AVX2
+    /// form (the same bits).
     #[inline(always)]
-    fn decode_vectors(&self, codes: &[u8], scales: &[f32], out: &mut [f32]) {
+    fn decode_vectors(
+        &self,
+        codes: &[u8],
+        scales: &[f32],
+        out: &mut [f32],
+        in_reg: impl Fn(F8) -> F8 + Copy,
+    ) {
         let padded = self.padded_dim();
         let mut work = vec![0.0f64; padded];
+        let fast = match (&self.rotation, self.bits, self.scale) {
+            (Some(r), 2, ScaleMode::PerVector | ScaleMode::Unit) => Some(Unrotate32::new(r)),
+            _ => None,
+        };
+        let mut work32 = vec![[0.0f32; 8]; if fast.is_some() { self.blocks } else { 0 }];
         for (vector, (code, y)) in codes
             .chunks_exact(self.code_size())
             .zip(out.chunks_exact_mut(self.dim))
@@ -541,36 +557,46 @@ impl LatticeQuantizer {
                 // Normalized below: the codewords as they are.
                 ScaleMode::Direction => 1.0,
             };
-            if self.bits == 4 {
-                for (w, bytes) in work
-                    .chunks_exact_mut(8)
-                    .zip(code.chunks_exact(self.block_bytes()))
-                {
-                    let c =
-                        shell::decode(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
-                    for (a, &v) in w.iter_mut().zip(&c) {
-                        *a = f64::from(v) * scale;
-                    }
+            match &fast {
+                Some(u) if scale <= u.max_scale() => {
+                    decode_f32(u, code, scale as f32, &mut work32, y, in_reg);
                 }
-            } else {
-                for (w, bytes) in work
-                    .as_chunks_mut::<8>()
-                    .0
-                    .iter_mut()
-                    .zip(code.as_chunks::<2>().0)
-                {
-                    e8p::decode_scaled(u16::from_le_bytes(*bytes), scale, w);
+                _ => self.decode_f64(code, scale, &mut work, y),
+            }
+        }
+    }
+
+    /// One vector decoded in `f64` with `scale`.
+    #[inline(always)]
+    fn decode_f64(&self, code: &[u8], scale: f64, work: &mut [f64], y: &mut [f32]) {
+        if self.bits == 4 {
+            for (w, bytes) in work
+                .chunks_exact_mut(8)
+                .zip(code.chunks_exact(self.block_bytes()))
+            {
+                let c = shell::decode(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
+                for (a, &v) in w.iter_mut().zip(&c) {
+                    *a = f64::from(v) * scale;
                 }
             }
-            if let Some(r) = &self.rotation {
-                r.unrotate(&mut work);
+        } else {
+            for (w, bytes) in work
+                .as_chunks_mut::<8>()
+                .0
+                .iter_mut()
+                .zip(code.as_chunks::<2>().0)
+            {
+                e8p::decode_scaled(u16::from_le_bytes(*bytes), scale, w);
             }
-            if self.scale == ScaleMode::Direction {
-                super::direction::normalize(&mut work[..self.dim]);
-            }
-            for (a, &w) in y.iter_mut().zip(&work) {
-                *a = saturate(w);
-            }
+        }
+        if let Some(r) = &self.rotation {
+            r.unrotate(work);
+        }
+        if self.scale == ScaleMode::Direction {
+            super::direction::normalize(&mut work[..self.dim]);
+        }
+        for (a, &w) in y.iter_mut().zip(work.iter()) {
+            *a = saturate(w);
         }
     }
 
@@ -640,6 +666,34 @@ fn sums_of_squares(vectors: &[f32], dim: usize) -> [f64; NORM_GROUP] {
     acc
 }
 
+/// One vector of 2-bit codes decoded in `f32` with `scale`, which `u`
+/// takes ([`Unrotate32::max_scale`]): each block scaled from the table,
+/// the inverse rotation, the padding dropped (every value is finite). In
+/// `y` itself when the dimension is whole blocks, else in `work`.
+#[inline(always)]
+fn decode_f32(
+    u: &Unrotate32,
+    code: &[u8],
+    scale: f32,
+    work: &mut [F8],
+    y: &mut [f32],
+    in_reg: impl Fn(F8) -> F8 + Copy,
+) {
+    let whole = y.len().is_multiple_of(8);
+    let v = if whole {
+        y.as_chunks_mut::<8>().0
+    } else {
+        &mut *work
+    };
+    for (w, bytes) in v.iter_mut().zip(code.as_chunks::<2>().0) {
+        *w = e8p::decode_scaled32(u16::from_le_bytes(*bytes), scale);
+    }
+    u.apply(v, in_reg);
+    if !whole {
+        y.copy_from_slice(&work.as_flattened()[..y.len()]);
+    }
+}
+
 /// [`LatticeQuantizer::encode_vectors`] compiled for AVX2.
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 #[target_feature(enable = "avx2")]
@@ -656,7 +710,9 @@ fn encode_vectors_avx2(
 #[cfg(all(feature = "simd", target_arch = "x86_64"))]
 #[target_feature(enable = "avx2")]
 fn decode_vectors_avx2(q: &LatticeQuantizer, codes: &[u8], scales: &[f32], out: &mut [f32]) {
-    q.decode_vectors(codes, scales, out);
+    q.decode_vectors(codes, scales, out, |x| {
+        super::hadamard32_avx2::in_register_avx2(x)
+    });
 }
 
 /// `v` rounded to `f32`, clamped to the finite range.
@@ -697,6 +753,68 @@ mod tests {
         }
     }
 
+    /// The `f32` decoder gives the `f64` decoder's vectors to within
+    /// `f32` rounding, and takes a scale too large for it in `f64`.
+    #[test]
+    fn f32_decode_is_the_f64_decode_rounded() {
+        for (dim, mode) in [
+            (384, ScaleMode::PerVector),
+            (50, ScaleMode::PerVector),
+            (16, ScaleMode::Unit),
+            (1000, ScaleMode::PerVector),
+        ] {
+            let q = LatticeQuantizer::new(dim, 2, 3).unwrap().with_scale(mode);
+            let n = 12;
+            let x = vectors(dim, n, 17);
+            let mut codes = q.encode(&x).unwrap();
+            let u = Unrotate32::new(q.rotation().unwrap());
+            if mode == ScaleMode::PerVector {
+                // The largest scale the f32 path takes, and one it does not.
+                codes.scales[0] = u.max_scale() as f32;
+                codes.scales[1] = 1e30;
+            }
+            let y = q.decode(&codes).unwrap();
+            let mut work = vec![0.0f64; q.padded_dim()];
+            let mut wide = vec![0.0f32; dim];
+            for (v, (code, row)) in codes
+                .codes
+                .chunks_exact(q.code_size())
+                .zip(y.chunks_exact(dim))
+                .enumerate()
+            {
+                let scale = codes.scales.get(v).map_or(q.unit_scale(), |&s| f64::from(s));
+                q.decode_f64(code, scale, &mut work, &mut wide);
+                let norm = wide.iter().map(|&a| f64::from(a).powi(2)).sum::<f64>().sqrt();
+                assert!(row.iter().all(|a| a.is_finite()));
+                for (a, b) in row.iter().zip(&wide) {
+                    let err = (f64::from(*a) - f64::from(*b)).abs();
+                    assert!(err <= 1e-6 * norm, "dim {dim}, vector {v}: {a} vs {b}");
+                }
+            }
+        }
+    }
+
+    /// A scale beyond [`Unrotate32::max_scale`] is decoded in `f64`: the
+    /// `f32` transform would overflow (to infinities, then NaN).
+    #[test]
+    fn huge_scales_decode_finite() {
+        let q = LatticeQuantizer::new(384, 2, 1).unwrap();
+        let codes = QuantCodes {
+            codes: vec![0; 2 * q.code_size()],
+            scales: vec![1.0, 1e38],
+        };
+        let y = q.decode(&codes).unwrap();
+        let (one, huge) = y.split_at(384);
+        for (a, b) in one.iter().zip(huge) {
+            let expected = f64::from(*a) * 1e38;
+            if expected.abs() < f64::from(f32::MAX) {
+                assert!((f64::from(*b) - expected).abs() <= 1e-5 * expected.abs(), "{b} vs {expected}");
+            } else {
+                assert_eq!(b.abs(), f32::MAX);
+            }
+        }
+    }
+
     /// The AVX2 build of the pipeline writes the baseline build's bytes,
     /// and decodes to the same bits.
     #[cfg(all(feature = "simd", target_arch = "x86_64"))]
@@ -728,7 +846,7 @@ mod tests {
             assert_eq!((&c1, &s1), (&c2, &s2), "dim {dim}, {bits} bits");
             let mut y1 = vec![0f32; n * dim];
             let mut y2 = y1.clone();
-            q.decode_vectors(&c1, &s1, &mut y1);
+            q.decode_vectors(&c1, &s1, &mut y1, super::super::hadamard32::in_register);
             // SAFETY: as above.
             unsafe { decode_vectors_avx2(&q, &c1, &s1, &mut y2) };
             let bits_of = |y: &[f32]| y.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
