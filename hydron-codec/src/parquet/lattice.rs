@@ -43,8 +43,12 @@ pub const COUNT_KEY: &str = "hydron.quant.count";
 const CODE: &str = "code";
 /// The scale column.
 const SCALE: &str = "scale";
-/// Rows per decoded batch.
+/// Rows per decoded batch, at most.
 const BATCH_ROWS: usize = 1 << 16;
+/// Code bytes per decoded batch, at most (unless one code is larger): the
+/// parquet crate reserves a batch's bytes before it reads a page, from the
+/// batch size and the column's width, so wide codes get smaller batches.
+const BATCH_BYTES: usize = 4 << 20;
 
 /// The Parquet file of `codes`, in memory.
 ///
@@ -353,7 +357,11 @@ fn column(schema: &Schema, name: &str) -> Result<Option<usize>, CodecError> {
 }
 
 fn read(source: &Source) -> Result<LatticeCodes, CodecError> {
-    let limit = ParquetReadOptions::DEFAULT_MAX_PAGE_BYTES;
+    read_with(source, ParquetReadOptions::DEFAULT_MAX_PAGE_BYTES)
+}
+
+/// [`read`], reading no page larger than `limit` bytes uncompressed.
+fn read_with(source: &Source, limit: u64) -> Result<LatticeCodes, CodecError> {
     footer::check_len(source, limit)?;
     let metadata = footer::load(source)?;
     footer::check_row_counts(&metadata)?;
@@ -425,6 +433,25 @@ fn read(source: &Source) -> Result<LatticeCodes, CodecError> {
         }
         (None, false) => {}
     }
+    if size as u64 > limit && rows > 0 {
+        // Every code is one value of one page, and no page above the limit
+        // is read: refused before the reader reserves a batch of them.
+        return Err(bad(
+            None,
+            None,
+            format!(
+                "column {CODE:?} holds codes of {size} bytes (dimension {} at {} bits per \
+                 coordinate), wider than the largest page read ({limit} bytes): no page this \
+                 reader accepts can hold one",
+                params.dim(),
+                params.bits()
+            ),
+        ));
+    }
+    // The reader reserves a whole batch of codes up front (rows times the
+    // width, the rows taken from the footer's claim): at most BATCH_BYTES,
+    // or one code.
+    let batch_rows = (BATCH_BYTES / size.max(1)).clamp(1, BATCH_ROWS);
     let wanted: Vec<usize> = std::iter::once(code).chain(scale).collect();
     let mut out = QuantCodes::default();
     for group in 0..metadata.metadata().num_row_groups() {
@@ -440,7 +467,7 @@ fn read(source: &Source) -> Result<LatticeCodes, CodecError> {
             ParquetRecordBatchReaderBuilder::new_with_metadata(source.clone(), metadata.clone())
                 .with_projection(mask)
                 .with_row_groups(vec![group])
-                .with_batch_size(BATCH_ROWS)
+                .with_batch_size(batch_rows)
                 .build()
         })?;
         loop {
@@ -750,6 +777,110 @@ mod tests {
             matches!(e, CodecError::ChecksumMismatch { row_group: 0, .. }),
             "{e}"
         );
+    }
+
+    /// `bytes` with the file's and the row group's row counts, written as
+    /// 5, set to `rows`. In the Thrift compact footer each is an i64 after
+    /// a field delta of 1 (`0x16`), zigzag 5 being `0x0a`; the column's
+    /// value count (also 5) sits between them and stays. The footer is
+    /// rebuilt with the new varints and its length fixed.
+    fn with_row_counts(bytes: &[u8], rows: i64) -> Vec<u8> {
+        let n = bytes.len();
+        let footer_len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
+        let start = n - 8 - footer_len;
+        let footer = &bytes[start..n - 8];
+        let found: Vec<usize> = (0..footer.len() - 1)
+            .filter(|&i| footer[i..i + 2] == [0x16, 0x0a])
+            .collect();
+        assert_eq!(found.len(), 3, "the file's count, the values, the group's");
+        let mut zigzag = ((rows << 1) ^ (rows >> 63)) as u64;
+        let mut varint = vec![0x16];
+        while zigzag >= 0x80 {
+            varint.push((zigzag as u8) | 0x80);
+            zigzag >>= 7;
+        }
+        varint.push(zigzag as u8);
+        let (first, last) = (found[0], found[2]);
+        let mut new = footer[..first].to_vec();
+        new.extend_from_slice(&varint);
+        new.extend_from_slice(&footer[first + 2..last]);
+        new.extend_from_slice(&varint);
+        new.extend_from_slice(&footer[last + 2..]);
+        let mut out = bytes[..start].to_vec();
+        out.extend_from_slice(&new);
+        out.extend_from_slice(&(new.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"PAR1");
+        out
+    }
+
+    #[test]
+    fn wide_codes_under_a_footer_claiming_many_rows_reserve_one_batch_of_bytes() {
+        // Codes of 1 MiB (dimension 2^22 at 2 bits), 5 rows, but the footer
+        // and the count key claim 2^20: the parquet crate reserved a batch
+        // of 65,536 codes from that claim, 64 GiB, and the process aborted.
+        let size = 1 << 20;
+        let rows = 1i64 << 20;
+        let data = vec![0u8; 5 * size as usize];
+        let code: ArrayRef =
+            Arc::new(FixedSizeBinaryArray::try_new(size, Buffer::from(data), None).unwrap());
+        let kv = [
+            (DIM_KEY, "4194304"),
+            (BITS_KEY, "2"),
+            (SEED_KEY, "0"),
+            (ROTATION_KEY, "false"),
+            (SCALE_KEY, "unit"),
+            (COUNT_KEY, "1048576"),
+        ];
+        let bytes = with_row_counts(&crafted(&kv, vec![(CODE, code)]), rows);
+        let e = parquet_from_bytes(bytes).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("the row group claims 1048576 rows, its pages hold 5"),
+            "{e}"
+        );
+        // The same 5 codes, truthfully counted, read back.
+        let params = CodesParams::new(1 << 22, 2, 0, false, CodesScale::Unit).unwrap();
+        let c = LatticeCodes::new(
+            params,
+            QuantCodes {
+                codes: vec![0; 5 * size as usize],
+                scales: vec![],
+            },
+        )
+        .unwrap();
+        let bytes = parquet_to_bytes(&c, ParquetOptions::new()).unwrap();
+        assert_eq!(parquet_from_bytes(bytes).unwrap(), c);
+    }
+
+    #[test]
+    fn codes_wider_than_a_page_are_refused_before_reading() {
+        // 2 MiB codes (dimension 2^23 at 2 bits) under a 1 MiB page limit
+        // (64 MiB codes under the default one): no page the reader accepts
+        // holds one, so none is read, nor a batch of them reserved.
+        let params = CodesParams::new(1 << 23, 2, 0, false, CodesScale::Unit).unwrap();
+        let c = LatticeCodes::new(
+            params,
+            QuantCodes {
+                codes: vec![0; 2 << 20],
+                scales: vec![],
+            },
+        )
+        .unwrap();
+        let bytes = bytes::Bytes::from(parquet_to_bytes(&c, ParquetOptions::new()).unwrap());
+        let err = read_with(&Source::Bytes(bytes.clone()), 1 << 20).unwrap_err();
+        assert!(
+            matches!(&err, CodecError::BadCodes { .. })
+                && err.to_string().contains(
+                    "holds codes of 2097152 bytes (dimension 8388608 at 2 bits per \
+                     coordinate), wider than the largest page read (1048576 bytes)"
+                ),
+            "{err}"
+        );
+        assert_eq!(read_with(&Source::Bytes(bytes), 4 << 20).unwrap(), c);
+        // No rows: nothing to read, nothing refused.
+        let none = LatticeCodes::new(params, QuantCodes::default()).unwrap();
+        let bytes = bytes::Bytes::from(parquet_to_bytes(&none, ParquetOptions::new()).unwrap());
+        assert_eq!(read_with(&Source::Bytes(bytes), 1 << 20).unwrap(), none);
     }
 
     #[test]
