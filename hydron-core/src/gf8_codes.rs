@@ -166,23 +166,11 @@ pub fn encode32_into(vectors: &[Gf8], out: &mut [u32]) {
         out.len(),
         "encode32_into: wrong output length"
     );
-    let piece = |v: &[Gf8], o: &mut [u32]| {
+    by_pieces(vectors, out, |v, o| {
         for (x, c) in v.iter().zip(o) {
             *c = x.code32();
         }
-    };
-    #[cfg(feature = "parallel")]
-    if vectors.len() >= 2 * PIECE {
-        use rayon::prelude::*;
-        crate::parallel::run(|| {
-            vectors
-                .par_chunks(PIECE)
-                .zip(out.par_chunks_mut(PIECE))
-                .for_each(|(v, o)| piece(v, o));
-        });
-        return;
-    }
-    piece(vectors, out);
+    });
 }
 
 /// The 32-bit codes of many vectors (allocating).
@@ -218,6 +206,26 @@ pub fn decode32(codes: &[u32]) -> Result<Vec<Gf8>, (usize, u32)> {
 /// Vectors per piece of the batch encoders.
 const PIECE: usize = 4096;
 
+/// Runs `piece` on each piece of [`PIECE`] vectors of `vectors` and the
+/// same piece of `out`: across threads with the `parallel` feature (from
+/// two pieces on), else one after another.
+fn by_pieces<T: Send>(vectors: &[Gf8], out: &mut [T], piece: impl Fn(&[Gf8], &mut [T]) + Sync) {
+    #[cfg(feature = "parallel")]
+    if vectors.len() >= 2 * PIECE {
+        use rayon::prelude::*;
+        crate::parallel::run(|| {
+            vectors
+                .par_chunks(PIECE)
+                .zip(out.par_chunks_mut(PIECE))
+                .for_each(|(v, o)| piece(v, o));
+        });
+        return;
+    }
+    for (v, o) in vectors.chunks(PIECE).zip(out.chunks_mut(PIECE)) {
+        piece(v, o);
+    }
+}
+
 /// The 16-bit codes of many vectors, into `out` (AVX2 where available, as
 /// [`e8p::encode_into`]; across threads with the `parallel` feature).
 ///
@@ -236,24 +244,10 @@ pub fn encode16_into(vectors: &[Gf8], out: &mut [u16]) {
         out.len(),
         "encode16_into: wrong output length"
     );
-    let piece = |v: &[Gf8], o: &mut [u16]| {
+    by_pieces(vectors, out, |v, o| {
         let blocks: Vec<[f32; 8]> = v.iter().map(|&x| scaled(x)).collect();
         e8p::encode_into(&blocks, o).expect("a Gf8 scaled by a finite constant is finite");
-    };
-    #[cfg(feature = "parallel")]
-    if vectors.len() >= 2 * PIECE {
-        use rayon::prelude::*;
-        crate::parallel::run(|| {
-            vectors
-                .par_chunks(PIECE)
-                .zip(out.par_chunks_mut(PIECE))
-                .for_each(|(v, o)| piece(v, o));
-        });
-        return;
-    }
-    for (v, o) in vectors.chunks(PIECE).zip(out.chunks_mut(PIECE)) {
-        piece(v, o);
-    }
+    });
 }
 
 /// The 16-bit codes of many vectors (allocating).
