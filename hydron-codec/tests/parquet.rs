@@ -669,6 +669,13 @@ fn read_every_way(bytes: &[u8]) -> Result<Vec<Gf8>, CodecError> {
     strict.unwrap()
 }
 
+/// [`read_every_way`] of `bytes`, with no panic on the way.
+fn read_without_a_panic(bytes: &[u8]) -> Result<Vec<Gf8>, CodecError> {
+    let mut result = None;
+    assert_eq!(panics_during(|| result = Some(read_every_way(bytes))), 0);
+    result.unwrap()
+}
+
 /// Found by the `parquet_decode` fuzz target: a footer whose embedded Arrow
 /// schema (`ARROW:schema`) has a field of type `NONE`, which arrow-ipc's
 /// schema decoder meets with `unimplemented!` (a panic). hydron checks the
@@ -676,9 +683,7 @@ fn read_every_way(bytes: &[u8]) -> Result<Vec<Gf8>, CodecError> {
 #[test]
 fn a_malformed_embedded_arrow_schema_is_an_error_without_a_panic() {
     let bytes = include_bytes!("regressions/parquet_decode-arrow-schema-type-none");
-    let mut result = None;
-    assert_eq!(panics_during(|| result = Some(read_every_way(bytes))), 0);
-    let err = result.unwrap().unwrap_err();
+    let err = read_without_a_panic(bytes).unwrap_err();
     assert!(
         err.to_string()
             .starts_with("Parquet: malformed footer: the embedded Arrow schema (ARROW:schema) is malformed: field 0 (\"vector\")"),
@@ -693,9 +698,7 @@ fn a_malformed_embedded_arrow_schema_is_an_error_without_a_panic() {
 #[test]
 fn a_dictionary_encoded_page_without_a_dictionary_is_an_error_without_a_panic() {
     let bytes = include_bytes!("regressions/parquet_decode-dictionary-page-missing");
-    let mut result = None;
-    assert_eq!(panics_during(|| result = Some(read_every_way(bytes))), 0);
-    let err = result.unwrap().unwrap_err();
+    let err = read_without_a_panic(bytes).unwrap_err();
     assert!(
         err.to_string()
             .contains("is dictionary-encoded, but no dictionary page comes before it"),
@@ -753,9 +756,7 @@ fn files_whose_other_columns_have_many_arrow_types_still_read() {
     let mut w = ArrowWriter::try_new(Vec::new(), batch.schema(), None).unwrap();
     w.write(&batch).unwrap();
     let bytes = w.into_inner().unwrap();
-    let mut result = None;
-    assert_eq!(panics_during(|| result = Some(read_every_way(&bytes))), 0);
-    assert_eq!(result.unwrap().unwrap(), v);
+    assert_eq!(read_without_a_panic(&bytes).unwrap(), v);
 }
 
 /// Found by the `parquet_decode` fuzz target: a nullable flat column (a
@@ -858,9 +859,7 @@ fn bit_packed_levels_longer_than_their_page_are_an_error_without_a_panic() {
     bad[at + 1..at + 3].copy_from_slice(&[0xfe, 0x7f]); // 8191
     bad[at + 6] = 0x08; // BIT_PACKED
     bad[at + 8] = 0x08;
-    let mut result = None;
-    assert_eq!(panics_during(|| result = Some(read_every_way(&bad))), 0);
-    let err = result.unwrap().unwrap_err();
+    let err = read_without_a_panic(&bad).unwrap_err();
     assert!(
         err.to_string()
             .contains("8191 bit-packed repetition levels need 1024 bytes"),
@@ -881,9 +880,7 @@ fn bit_packed_levels_longer_than_their_page_are_an_error_without_a_panic() {
 #[test]
 fn a_level_run_header_over_10_bytes_is_an_error_without_a_panic() {
     let bytes = include_bytes!("regressions/parquet_decode-level-run-header-over-10-bytes");
-    let mut result = None;
-    assert_eq!(panics_during(|| result = Some(read_every_way(bytes))), 0);
-    let err = result.unwrap().unwrap_err();
+    let err = read_without_a_panic(bytes).unwrap_err();
     assert!(
         err.to_string()
             .contains("is a varint of more than 10 bytes"),
