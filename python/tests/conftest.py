@@ -22,6 +22,8 @@ import importlib
 import os
 import pathlib
 import sys
+import threading
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
@@ -142,3 +144,29 @@ needs_parquet = needs("parquet")
 def bits(a: np.ndarray) -> np.ndarray:
     """The float32 bit patterns, for exact comparisons (NaN, -0.0)."""
     return np.ascontiguousarray(a, dtype="<f4").view("<u4")
+
+
+def seen_during(call: Callable[[], object]) -> dict[str, bool]:
+    """What the main thread sees when it first runs again after a worker
+    thread starts ``call``: with a switch interval of 10 s the interpreter
+    never takes the GIL from a running thread on its own, so the main thread
+    runs during the call (``{"in_call": True, "done": False}``) only if the
+    call released the GIL. The call must return."""
+    state = {"in_call": False, "done": False}
+
+    def worker() -> None:
+        state["in_call"] = True
+        call()
+        state["done"] = True
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(10.0)
+    try:
+        t = threading.Thread(target=worker)
+        t.start()
+        seen = dict(state)
+        t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert state["done"]
+    return seen

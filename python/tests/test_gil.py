@@ -6,15 +6,12 @@ Deterministic: with a switch interval of 10 s, the interpreter never takes
 the GIL from a running thread on its own, so the main thread can run while
 the worker is inside a hydron call only if that call released the GIL."""
 
-import sys
-import threading
-
 import numpy as np
 import pytest
 
 import hydron
 
-from conftest import unit_vectors
+from conftest import seen_during, unit_vectors
 
 BIG = np.tile(unit_vectors(1024), (1024, 1))  # 1M vectors: milliseconds of work
 
@@ -38,31 +35,6 @@ def calls(v: np.ndarray, message: bytes) -> dict:
 
 CALLS = calls(BIG, BIG_MESSAGE)
 SMALL_CALLS = calls(SMALL, hydron.encode_batch(SMALL))
-
-
-def seen_during(call) -> dict:
-    """What the main thread sees when it first runs again after a worker
-    thread starts ``call``."""
-    state = {"in_call": False, "done": False}
-    started = threading.Event()
-
-    def worker():
-        started.set()
-        state["in_call"] = True
-        call()
-        state["done"] = True
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(10.0)
-    try:
-        t = threading.Thread(target=worker)
-        t.start()          # waits for `started`; the worker keeps the GIL until it releases it
-        seen = dict(state)  # the main thread runs again: the worker must be inside the call
-        t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert state["done"]
-    return seen
 
 
 @pytest.mark.parametrize("name", CALLS)

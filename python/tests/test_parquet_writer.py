@@ -9,7 +9,6 @@ import gc
 import os
 import subprocess
 import sys
-import threading
 
 import numpy as np
 import pytest
@@ -17,7 +16,7 @@ import pytest
 import hydron
 from hydron import HydronError, InvalidVectorError
 
-from conftest import bits, needs_parquet, require, unit_vectors
+from conftest import bits, needs_parquet, require, seen_during, unit_vectors
 
 pytestmark = needs_parquet
 
@@ -264,22 +263,7 @@ def test_a_large_write_releases_the_gil(tmp_path):
     # (Trusted: no check of the vectors, which releases the GIL by itself.)
     w = hydron.FileWriter(tmp_path / "g.parquet", compression="none", durable=False,
                           policy="trusted")
-    state = {"in_call": False, "done": False}
-
-    def worker():
-        state["in_call"] = True
-        w.write(big)
-        state["done"] = True
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(10.0)
-    try:
-        t = threading.Thread(target=worker)
-        t.start()
-        seen = dict(state)
-        t.join()
-    finally:
-        sys.setswitchinterval(old)
+    seen = seen_during(lambda: w.write(big))
     assert seen == {"in_call": True, "done": False}
     w.finish()
     assert same(hydron.load_parquet(tmp_path / "g.parquet"), big)

@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -22,6 +21,8 @@ from hypothesis import strategies as st
 
 import hydron
 from hydron import InvalidVectorError, LatticeCodes, LatticeQuantizer
+
+from conftest import seen_during
 
 F32 = npt.NDArray[np.float32]
 Metric = Literal["l2", "ip"]
@@ -375,30 +376,6 @@ def test_search_equals_brute_force_property(dim: int, n: int, nq: int, k: int, s
 
 
 # ---------------------------------------------------------------- GIL
-
-
-def seen_during(call: Callable[[], object]) -> dict[str, bool]:
-    """What the main thread sees when it first runs again after a worker
-    starts ``call`` (as in test_gil.py: with a 10 s switch interval the
-    main thread runs during the call only if the call released the GIL)."""
-    state = {"in_call": False, "done": False}
-
-    def worker() -> None:
-        state["in_call"] = True
-        call()
-        state["done"] = True
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(10.0)
-    try:
-        t = threading.Thread(target=worker)
-        t.start()
-        seen = dict(state)
-        t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert state["done"]
-    return seen
 
 
 def test_every_call_releases_the_gil() -> None:
