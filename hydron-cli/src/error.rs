@@ -100,7 +100,9 @@ impl Class {
             | CodecError::TooLarge { .. }
             | CodecError::NullValue { .. }
             | CodecError::WrongRowLength { .. } => Class::Invalid,
+            CodecError::Io(e) if e.kind() == io::ErrorKind::OutOfMemory => Class::TooLarge,
             CodecError::Io(e) => Class::of_io(e),
+            CodecError::ReadLimit { .. } => Class::TooLarge,
             // Reading or writing the file failed under the parquet crate.
             CodecError::Parquet { error, .. } if io_error_in(error).is_some() => {
                 io_error_in(error).map_or(Class::Io, Class::of_io)

@@ -185,6 +185,18 @@ pub enum CodecError {
         /// What is limited, e.g. `"a fory float32 array"`.
         what: &'static str,
     },
+    /// An input read from a stream needs more bytes than the reader's
+    /// limit: it is longer, or a length in it claims more (refused before
+    /// those bytes are read).
+    #[error("{what} needs {needed} bytes, more than the {limit} read at most")]
+    ReadLimit {
+        /// The bytes the input needs, as far as it has shown or claimed.
+        needed: u64,
+        /// The most bytes read.
+        limit: u64,
+        /// What is read, e.g. `"a LatticeCodes message"`.
+        what: &'static str,
+    },
     /// An Arrow column (or Parquet column, read through Arrow) does not
     /// hold what hydron reads there: the message says what it holds and
     /// what was expected.

@@ -43,9 +43,16 @@ pub(super) fn open_message(
     if size.is_some_and(|n| n > limit) {
         return Err(too_large(path, limit));
     }
-    let source = match quant::from_reader(stream, limit) {
+    // A regular file's size bounds what its lengths may claim.
+    let read = match size {
+        Some(len) => quant::from_reader_len(stream, limit, len),
+        None => quant::from_reader(stream, limit),
+    };
+    let source = match read {
         Ok(codes) => Source::Lattice { codes, next: 0 },
-        Err(CodecError::Io(e)) => return Err(CliError::io(path, &e)),
+        Err(CodecError::Io(e)) if e.kind() != std::io::ErrorKind::OutOfMemory => {
+            return Err(CliError::io(path, &e))
+        }
         Err(e) => Source::Failed(Some(error(path, limit, &e))),
     };
     Ok((Kind::LatticeCodes, source))
@@ -81,12 +88,17 @@ fn is_bad_codes(error: &CodecError) -> bool {
     }
 }
 
-/// A reading error, a message past the limit as any input read whole.
+/// A reading error; a message past the limit as any input read whole.
 fn error(path: &Path, limit: u64, e: &CodecError) -> CliError {
     match e {
-        CodecError::TooLarge { limit: l, .. } if *l == limit => too_large(path, limit),
-        CodecError::TooLarge { .. } => {
-            CliError::new(Class::TooLarge, format!("{}: {e}", path.display()))
+        CodecError::ReadLimit { needed, .. } => {
+            let mut error = too_large(path, limit);
+            error.message = format!(
+                "{} (the LatticeCodes message needs {needed} bytes, as far as its lengths \
+                 reach or it was read)",
+                error.message
+            );
+            error
         }
         e => CliError::codec(path, e),
     }

@@ -58,7 +58,7 @@ pub use message::{
     LATTICE_CODES_TYPE_ID,
 };
 #[cfg(feature = "fory-messages")]
-pub use reader::{from_reader, MAX_MESSAGE_BYTES};
+pub use reader::{from_reader, from_reader_len, MAX_MESSAGE_BYTES};
 
 /// How the vectors behind stored codes are scaled.
 ///

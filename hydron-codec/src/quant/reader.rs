@@ -48,9 +48,9 @@ const PIECE: usize = 1 << 16;
 /// As [`decode`] (a stream that ends early is
 /// [`CodecError::UnexpectedEnd`]; bytes after the message are
 /// [`CodecError::TrailingBytes`] counting them all); I/O errors as
-/// [`CodecError::Io`]; [`CodecError::TooLarge`] for an input longer than
-/// `limit` (or than [`MAX_MESSAGE_BYTES`]), or a message that memory
-/// cannot hold.
+/// [`CodecError::Io`] (of kind `OutOfMemory` for a message that memory
+/// cannot hold); [`CodecError::ReadLimit`] for an input longer than
+/// `limit` (or than [`MAX_MESSAGE_BYTES`]), or a length claiming more.
 ///
 /// ```
 /// use hydron_codec::{quant, CodecError};
@@ -65,6 +65,33 @@ const PIECE: usize = 1 << 16;
 /// ```
 pub fn from_reader(reader: impl Read, limit: u64) -> Result<LatticeCodes, CodecError> {
     read_message(reader, limit, None)
+}
+
+/// [`from_reader`] for an input of `len` bytes (a regular file): a length
+/// claiming more than the input holds is [`CodecError::UnexpectedEnd`]
+/// without reading on, and bytes after the message are counted from
+/// `len` without reading them.
+///
+/// # Errors
+/// As [`from_reader`].
+///
+/// ```
+/// use hydron_codec::{quant, CodecError};
+/// use hydron_codec::quant::LatticeCodes;
+/// let mut bytes = quant::encode(&LatticeCodes::from_gf8(&hydron_core::E8_ROOTS, 2)?)?;
+/// let len = bytes.len() as u64;
+/// assert!(quant::from_reader_len(&bytes[..], 1 << 20, len).is_ok());
+/// bytes[87..90].copy_from_slice(&[0xfe, 0xff, 0x7f]); // codes claiming 2 MiB
+/// let err = quant::from_reader_len(&bytes[..], 1 << 30, len).unwrap_err();
+/// assert!(matches!(err, CodecError::UnexpectedEnd { offset: 90, needed: 2_097_150, .. }), "{err}");
+/// # Ok::<(), CodecError>(())
+/// ```
+pub fn from_reader_len(
+    reader: impl Read,
+    limit: u64,
+    len: u64,
+) -> Result<LatticeCodes, CodecError> {
+    read_message(reader, limit, Some(len))
 }
 
 /// Loads stored codes from a file holding one fory message: opened once
@@ -158,12 +185,15 @@ fn fill(
         let len = data.len();
         if len == data.capacity() {
             let grown = target.min(len.saturating_mul(2).max(PIECE));
-            data.try_reserve_exact(grown - len)
-                .map_err(|_| CodecError::TooLarge {
-                    length: grown as u64,
-                    limit: len as u64,
-                    what: "the memory this process could get for a LatticeCodes message",
-                })?;
+            data.try_reserve_exact(grown - len).map_err(|e| {
+                CodecError::Io(io::Error::new(
+                    io::ErrorKind::OutOfMemory,
+                    format!(
+                        "cannot hold {grown} bytes of a LatticeCodes message in memory \
+                         ({len} read): {e}"
+                    ),
+                ))
+            })?;
         }
         let room = data.capacity().min(target) - len;
         data.resize(len + room.min(PIECE), 0);
@@ -209,11 +239,11 @@ fn count_rest(
     }
 }
 
-fn too_large(length: u64, limit: u64) -> CodecError {
-    CodecError::TooLarge {
-        length,
+fn too_large(needed: u64, limit: u64) -> CodecError {
+    CodecError::ReadLimit {
+        needed,
         limit,
-        what: "a LatticeCodes message read from a stream (the reader's limit)",
+        what: "a LatticeCodes message read from a stream",
     }
 }
 
@@ -305,7 +335,7 @@ mod tests {
         };
         let err = read_message(&mut r, 1 << 30, None).unwrap_err();
         assert!(
-            matches!(err, CodecError::TooLarge { length, limit: 1_073_741_824, .. } if length == 92 + 4_294_967_292),
+            matches!(err, CodecError::ReadLimit { needed, limit: 1_073_741_824, .. } if needed == 92 + 4_294_967_292),
             "{err}"
         );
         assert_eq!(r.read, HEAD_LEN, "only the head was read");
@@ -338,7 +368,7 @@ mod tests {
         assert!(data.capacity() <= 2 * PIECE, "{}", data.capacity());
         let mut data = Vec::new();
         let err = fill(&mut io::repeat(0), &mut data, 1 << 20, 1000).unwrap_err();
-        assert!(matches!(err, CodecError::TooLarge { .. }), "{err}");
+        assert!(matches!(err, CodecError::ReadLimit { .. }), "{err}");
         assert!(data.is_empty());
     }
 
@@ -349,7 +379,7 @@ mod tests {
         assert!(
             matches!(
                 err,
-                CodecError::TooLarge {
+                CodecError::ReadLimit {
                     limit: 1_048_576,
                     ..
                 }
