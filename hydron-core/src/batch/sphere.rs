@@ -10,7 +10,16 @@
 
 use super::Backend;
 use super::Kernels;
+#[cfg(feature = "parallel")]
+use crate::parallel::{GEODESIC_MIN_VECTORS, SLERP_MIN_VECTORS};
 use crate::Gf8;
+
+/// Without `parallel` no kernel splits across threads: the thresholds of
+/// [`run_checked`]'s callers are never reached.
+#[cfg(not(feature = "parallel"))]
+const GEODESIC_MIN_VECTORS: usize = usize::MAX;
+#[cfg(not(feature = "parallel"))]
+const SLERP_MIN_VECTORS: usize = usize::MAX;
 
 /// One operand of a pairwise kernel: the same value for every row (one
 /// vector against many, as numpy broadcasts a `(8,)` array), or one value
@@ -472,21 +481,40 @@ pub fn geodesic_distances_checked_into(
     b: PerRow<'_, [f32; 8]>,
     out: &mut [f32],
 ) -> Result<(), OperandError> {
-    use core::sync::atomic::{AtomicBool, Ordering};
     assert_rows(out.len(), &[("a", a.len()), ("b", b.len())]);
     let backend = super::backend();
+    run_checked(a, b, out, GEODESIC_MIN_VECTORS, |first, out| {
+        let len = out.len();
+        backend.geodesic_checked_rows(a.rows(first, len), b.rows(first, len), out)
+    })
+}
+
+/// The driver of the checked kernels: `kernel(first, block)` fills
+/// `block`, the rows `first..` of `out` ([`CHECK_BLOCK`] at most), and says
+/// whether every row it read passed `Gf8::check`. A single vector of `a`
+/// or `b` is checked here first; with the `parallel` feature the blocks
+/// are split across threads from `min_vectors` rows on, and a failed block
+/// stops the others. On a failed check, the error of validating `a`, then
+/// `b`.
+fn run_checked<T: Send>(
+    a: PerRow<'_, [f32; 8]>,
+    b: PerRow<'_, [f32; 8]>,
+    out: &mut [T],
+    min_vectors: usize,
+    kernel: impl Fn(usize, &mut [T]) -> bool + Sync,
+) -> Result<(), OperandError> {
+    use core::sync::atomic::{AtomicBool, Ordering};
     let whole_ok = |v: PerRow<'_, [f32; 8]>| match v {
         PerRow::All(v) => Gf8::check(&v).is_ok(),
         PerRow::Each(_) => true,
     };
     let failed = AtomicBool::new(!(whole_ok(a) && whole_ok(b)));
-    let piece = |start: usize, out: &mut [f32]| {
+    let piece = |start: usize, out: &mut [T]| {
         for (n, out) in out.chunks_mut(CHECK_BLOCK).enumerate() {
             if failed.load(Ordering::Relaxed) {
                 return;
             }
-            let (first, len) = (start + n * CHECK_BLOCK, out.len());
-            if !backend.geodesic_checked_rows(a.rows(first, len), b.rows(first, len), out) {
+            if !kernel(start + n * CHECK_BLOCK, out) {
                 failed.store(true, Ordering::Relaxed);
                 return;
             }
@@ -494,9 +522,12 @@ pub fn geodesic_distances_checked_into(
     };
     if !failed.load(Ordering::Relaxed) {
         #[cfg(feature = "parallel")]
-        crate::parallel::split_rows(out, crate::parallel::GEODESIC_MIN_VECTORS, piece);
+        crate::parallel::split_rows(out, min_vectors, piece);
         #[cfg(not(feature = "parallel"))]
-        piece(0, out);
+        {
+            debug_assert_eq!(min_vectors, usize::MAX);
+            piece(0, out);
+        }
     }
     if !failed.load(Ordering::Relaxed) {
         return Ok(());
@@ -557,37 +588,13 @@ pub fn slerp_checked_into(
     t: PerRow<'_, f32>,
     out: &mut [Gf8],
 ) -> Result<(), OperandError> {
-    use core::sync::atomic::{AtomicBool, Ordering};
     assert_rows(out.len(), &[("a", a.len()), ("b", b.len()), ("t", t.len())]);
     let backend = super::backend();
-    let whole_ok = |v: PerRow<'_, [f32; 8]>| match v {
-        PerRow::All(v) => Gf8::check(&v).is_ok(),
-        PerRow::Each(_) => true,
-    };
-    let failed = AtomicBool::new(!(whole_ok(a) && whole_ok(b)));
-    let piece = |start: usize, out: &mut [Gf8]| {
-        for (n, out) in out.chunks_mut(CHECK_BLOCK).enumerate() {
-            if failed.load(Ordering::Relaxed) {
-                return;
-            }
-            let (first, len) = (start + n * CHECK_BLOCK, out.len());
-            let (a, b, t) = (a.rows(first, len), b.rows(first, len), t.rows(first, len));
-            if !backend.slerp_checked_rows(a, b, t, out) {
-                failed.store(true, Ordering::Relaxed);
-                return;
-            }
-        }
-    };
-    if !failed.load(Ordering::Relaxed) {
-        #[cfg(feature = "parallel")]
-        crate::parallel::split_rows(out, crate::parallel::SLERP_MIN_VECTORS, piece);
-        #[cfg(not(feature = "parallel"))]
-        piece(0, out);
-    }
-    if !failed.load(Ordering::Relaxed) {
-        return Ok(());
-    }
-    Err(operand_error(a, b))
+    run_checked(a, b, out, SLERP_MIN_VECTORS, |first, out| {
+        let len = out.len();
+        let (a, b, t) = (a.rows(first, len), b.rows(first, len), t.rows(first, len));
+        backend.slerp_checked_rows(a, b, t, out)
+    })
 }
 
 /// Vectors as rows (a free cast).
