@@ -199,11 +199,18 @@ fn sniff(path: &Path) -> Option<Form> {
     if quant::looks_like_lattice_codes(&head) {
         return Some(Form::Fory);
     }
+    // Parquet with the parameters' keys, malformed ones included (the
+    // load says what is wrong with them).
     #[cfg(feature = "parquet")]
-    if hydron_codec::parquet::looks_like_parquet(&head)
-        && matches!(quant::parquet_params(path), Ok(Some(_)))
-    {
-        return Some(Form::Parquet);
+    if hydron_codec::parquet::looks_like_parquet(&head) {
+        let params = quant::parquet_params(path);
+        let bad = |e: &CodecError| match e {
+            CodecError::InFile { error, .. } => is_bad_codes(error),
+            e => is_bad_codes(e),
+        };
+        if matches!(params, Ok(Some(_))) || params.as_ref().is_err_and(bad) {
+            return Some(Form::Parquet);
+        }
     }
     None
 }

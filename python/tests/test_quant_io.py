@@ -456,3 +456,19 @@ def test_a_damaged_message_from_a_file_object_names_the_offset(tmp_path):
     with pytest.raises(hydron.TruncatedError) as e:
         hydron.load(io.BytesIO(bytes(data[:90])))
     assert e.value.offset == 88
+
+
+@needs("parquet")
+def test_malformed_footer_parameters_are_reported_as_codes_by_path_and_file_object(tmp_path):
+    n, size = 3, 4
+    code = pa.FixedSizeBinaryArray.from_buffers(pa.binary(size), n, [None, pa.py_buffer(bytes(12))])
+    table = pa.table({"code": code}).replace_schema_metadata({
+        "hydron.quant.dim": "16", "hydron.quant.bits": "3", "hydron.quant.seed": "0",
+        "hydron.quant.rotation": "false", "hydron.quant.scale": "unit",
+        "hydron.quant.count": str(n)})
+    path = tmp_path / "bad.parquet"
+    pq.write_table(table, path)
+    assert hydron.is_lattice_codes(path)
+    for source in (path, io.BytesIO(path.read_bytes())):
+        with pytest.raises(hydron.CorruptError, match="3 bits per coordinate"):
+            hydron.load(source)
