@@ -105,21 +105,32 @@ CODES_CHILD = textwrap.dedent(
                     write(w)
             except OSError:
                 pass  # the reader closed the FIFO
+        thread = threading.Thread(target=run, daemon=True)
         if feed:
-            threading.Thread(target=run, daemon=True).start()
+            thread.start()
+        return thread
+
+    def from_file_object():
+        with open(path, "rb") as f:
+            return hydron.load(f)
 
     calls = {
         "load": lambda: hydron.load(path),
         "load_lattice_codes": lambda: hydron.load_lattice_codes(path),
-        "file_object": lambda: hydron.load(open(path, "rb")),
+        "file_object": from_file_object,
     }
     out = {}
     for name, call in calls.items():
-        feeder()
+        thread = feeder()
         try:
             out[name] = ["ok", type(call()).__name__]
         except BaseException as e:  # MemoryError too: the test fails on it
             out[name] = [type(e).__name__, str(e)]
+        if feed:
+            # The reader closed the FIFO: the writer ends (a broken pipe)
+            # before the next call opens it again.
+            thread.join(30)
+            assert not thread.is_alive(), name
     print(json.dumps(out))
     """
 )
@@ -158,11 +169,14 @@ def under_limit(path: Path, feed: str = "") -> dict:
 
 
 def inspect_under_limit(path: Path, feed: str = "") -> subprocess.CompletedProcess:
-    if feed:
-        feed_fifo(path, feed)
+    thread = feed_fifo(path, feed) if feed else None
     script = f'ulimit -v {LIMIT_KIB} && exec "$0" inspect "$1"'
-    return subprocess.run(["bash", "-c", script, cli(), str(path)], capture_output=True,
-                          text=True, timeout=120)
+    run = subprocess.run(["bash", "-c", script, cli(), str(path)], capture_output=True,
+                         text=True, timeout=120)
+    if thread is not None:
+        thread.join(30)  # the tool closed the FIFO: the writer ends
+        assert not thread.is_alive()
+    return run
 
 
 def varint(n: int) -> bytes:
