@@ -3,6 +3,12 @@
 #![allow(dead_code)]
 
 pub mod alloc;
+/// The precondition rule, hydron-core's (one file for the workspace's
+/// tests).
+#[path = "../../../hydron-core/tests/common/precondition.rs"]
+mod precondition;
+
+pub use precondition::precondition;
 
 use std::path::Path;
 
@@ -50,25 +56,4 @@ pub fn files_in(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-/// Whether a test's precondition holds (a file system feature, root), by
-/// the project's convention: if it does not and `HYDRON_REQUIRE_ALL=1` is
-/// set (scripts/test-all.sh and CI set it), the test fails naming what is
-/// missing; otherwise it says so loudly on standard error and the caller
-/// skips that part.
-///
-/// `if !precondition(sparse_files_here, "sparse files") { return; }`
-pub fn precondition(holds: bool, what: &str) -> bool {
-    if holds {
-        return true;
-    }
-    if std::env::var_os("HYDRON_REQUIRE_ALL").is_some_and(|v| v == "1") {
-        panic!("precondition missing (HYDRON_REQUIRE_ALL=1 makes this a failure): {what}");
-    }
-    // Straight to the process's stderr, not through `eprintln!`, which the
-    // test harness captures (and hides) for a test that passes.
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED (precondition): {what}");
-    false
 }

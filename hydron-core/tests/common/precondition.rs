@@ -1,5 +1,6 @@
 //! The precondition rule of hydron's tests, in a file of its own so that
-//! the crate's unit tests (`src/`) include it too (`#[path]`).
+//! the crate's unit tests (`src/`) and hydron-codec's tests include it too
+//! (`#[path]`).
 
 /// Whether a test's precondition holds (a CPU feature, a file system
 /// feature), by the project's convention: if it does not and
