@@ -119,7 +119,9 @@ impl Rotation {
     /// [`rotate`](Self::rotate) applies them.
     #[inline]
     pub(crate) fn windows(&self) -> impl DoubleEndedIterator<Item = (usize, &[f64])> {
-        self.windows.iter().map(|(start, signs)| (*start, &signs[..]))
+        self.windows
+            .iter()
+            .map(|(start, signs)| (*start, &signs[..]))
     }
 
     /// Rotates `v` in place.

@@ -206,7 +206,11 @@ fn between<const N: usize, const LAST: bool>(v: &mut [F8], h: usize, post: &[F8]
                 s <<= 1;
             }
             for k in 0..N {
-                block[j + k * h] = if LAST { mul(x[k], post[j + k * h]) } else { x[k] };
+                block[j + k * h] = if LAST {
+                    mul(x[k], post[j + k * h])
+                } else {
+                    x[k]
+                };
             }
         }
     }

@@ -20,10 +20,16 @@ pub(crate) fn in_register_avx2(x: F8) -> F8 {
     let x: __m256 = bytemuck::cast(x);
     // h = 1: lanes (1, 0, 3, 2) of each half; odd lanes negated.
     let neg1 = _mm256_castsi256_ps(_mm256_set_epi32(m, 0, m, 0, m, 0, m, 0));
-    let x = _mm256_add_ps(_mm256_permute_ps::<0b10_11_00_01>(x), _mm256_xor_ps(x, neg1));
+    let x = _mm256_add_ps(
+        _mm256_permute_ps::<0b10_11_00_01>(x),
+        _mm256_xor_ps(x, neg1),
+    );
     // h = 2: lanes (2, 3, 0, 1) of each half; lanes 2, 3 of each negated.
     let neg2 = _mm256_castsi256_ps(_mm256_set_epi32(m, m, 0, 0, m, m, 0, 0));
-    let x = _mm256_add_ps(_mm256_permute_ps::<0b01_00_11_10>(x), _mm256_xor_ps(x, neg2));
+    let x = _mm256_add_ps(
+        _mm256_permute_ps::<0b01_00_11_10>(x),
+        _mm256_xor_ps(x, neg2),
+    );
     // h = 4: the halves swapped; the upper half negated.
     let neg4 = _mm256_castsi256_ps(_mm256_set_epi32(m, m, m, m, 0, 0, 0, 0));
     let x = _mm256_add_ps(_mm256_permute2f128_ps::<1>(x, x), _mm256_xor_ps(x, neg4));

@@ -265,7 +265,7 @@ impl LatticeQuantizer {
     pub fn encode(&self, vectors: &[f32]) -> Result<QuantCodes, QuantError> {
         let n = self.count(vectors.len())?;
         let mut out = QuantCodes {
-            codes: vec![0; n * self.code_size()],
+            codes: crate::huge::zeroed_vec(n * self.code_size()),
             scales: vec![
                 0.0;
                 if self.scale == ScaleMode::PerVector {
@@ -386,6 +386,7 @@ impl LatticeQuantizer {
         let mut work = vec![0.0f64; padded];
         let mut blocks = vec![[0.0f32; 8]; self.blocks];
         let mut block_codes = vec![0u16; if self.bits == 2 { self.blocks } else { 0 }];
+        let mut shell_codes = vec![0u32; if self.bits == 4 { self.blocks } else { 0 }];
         let kernel = e8p::best_kernel();
         let mut squares = [0.0f64; NORM_GROUP];
         for (vector, (x, out)) in vectors
@@ -421,8 +422,9 @@ impl LatticeQuantizer {
                 }
             }
             if self.bits == 4 {
-                for (bytes, block) in out.chunks_exact_mut(4).zip(&blocks) {
-                    bytes.copy_from_slice(&shell::encode_finite(block).to_le_bytes());
+                shell::encode_finite_into(&blocks, &mut shell_codes);
+                for (bytes, code) in out.chunks_exact_mut(4).zip(&shell_codes) {
+                    bytes.copy_from_slice(&code.to_le_bytes());
                 }
                 continue;
             }
@@ -782,9 +784,16 @@ mod tests {
                 .zip(y.chunks_exact(dim))
                 .enumerate()
             {
-                let scale = codes.scales.get(v).map_or(q.unit_scale(), |&s| f64::from(s));
+                let scale = codes
+                    .scales
+                    .get(v)
+                    .map_or(q.unit_scale(), |&s| f64::from(s));
                 q.decode_f64(code, scale, &mut work, &mut wide);
-                let norm = wide.iter().map(|&a| f64::from(a).powi(2)).sum::<f64>().sqrt();
+                let norm = wide
+                    .iter()
+                    .map(|&a| f64::from(a).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
                 assert!(row.iter().all(|a| a.is_finite()));
                 for (a, b) in row.iter().zip(&wide) {
                     let err = (f64::from(*a) - f64::from(*b)).abs();
@@ -808,7 +817,10 @@ mod tests {
         for (a, b) in one.iter().zip(huge) {
             let expected = f64::from(*a) * 1e38;
             if expected.abs() < f64::from(f32::MAX) {
-                assert!((f64::from(*b) - expected).abs() <= 1e-5 * expected.abs(), "{b} vs {expected}");
+                assert!(
+                    (f64::from(*b) - expected).abs() <= 1e-5 * expected.abs(),
+                    "{b} vs {expected}"
+                );
             } else {
                 assert_eq!(b.abs(), f32::MAX);
             }
