@@ -227,10 +227,8 @@ fn read_path(path: &Path) -> Result<LatticeCodes, CodecError> {
         error: Box::new(e),
     };
     let mut file = std::fs::File::open(path).map_err(|e| in_file(CodecError::Io(e)))?;
-    let regular = file
-        .metadata()
-        .map_err(|e| in_file(CodecError::Io(e)))?
-        .is_file();
+    let meta = file.metadata().map_err(|e| in_file(CodecError::Io(e)))?;
+    let regular = meta.is_file();
     let mut head = Vec::with_capacity(16);
     (&mut file)
         .take(16)
@@ -251,20 +249,22 @@ fn read_path(path: &Path) -> Result<LatticeCodes, CodecError> {
             quant::parquet_from_bytes(data).map_err(in_file)
         };
     }
+    let stream = std::io::Cursor::new(head).chain(file);
     if regular {
-        drop(file);
-        return quant::load(path);
+        // Any length its lengths may claim, bounded by the file's size.
+        return quant::from_reader_len(stream, quant::MAX_MESSAGE_BYTES, meta.len())
+            .map_err(in_file);
     }
-    quant::from_reader(std::io::Cursor::new(head).chain(file), MAX_STREAM_BYTES).map_err(in_file)
+    quant::from_reader(stream, MAX_STREAM_BYTES).map_err(in_file)
 }
 
 /// A stream longer than [`MAX_STREAM_BYTES`].
 #[cfg(feature = "parquet")]
 fn stream_too_large() -> CodecError {
-    CodecError::TooLarge {
-        length: MAX_STREAM_BYTES + 1,
+    CodecError::ReadLimit {
+        needed: MAX_STREAM_BYTES + 1,
         limit: MAX_STREAM_BYTES,
-        what: "a stream read whole (lattice codes in Parquet)",
+        what: "a Parquet file read from a stream",
     }
 }
 
