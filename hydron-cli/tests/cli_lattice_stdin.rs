@@ -287,6 +287,27 @@ fn a_message_claiming_more_than_the_limit_is_refused_from_its_head() {
 }
 
 #[test]
+fn a_codes_file_over_the_limit_keeps_its_form_in_the_report() {
+    let dir = TempDir::new().unwrap();
+    let (fory, _, _) = codes_files(dir.path());
+    for file in [s(&fory), "-"] {
+        let out = hydron()
+            .args(["inspect", file, "--json", "--max-input-bytes", "100"])
+            .pipe_stdin(&fory)
+            .unwrap()
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(6));
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (&j["format"], &j["complete"], &j["error"]["class"]),
+            (&"lattice-codes".into(), &false.into(), &"too-large".into()),
+            "{j}"
+        );
+    }
+}
+
+#[test]
 fn a_message_read_from_an_endless_stream_stops_at_the_limit() {
     // The claim (2 MiB) is within the limit and the zeros are valid 16-bit
     // codes: the message is read, then the zeros after it stop at the

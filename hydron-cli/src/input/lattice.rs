@@ -32,8 +32,8 @@ pub(super) fn is_message(head: &[u8]) -> bool {
 
 /// Reads and checks the `LatticeCodes` message in `stream` (a regular
 /// file of more than `limit` bytes is refused before reading). An input
-/// that cannot be read is an error now; a message that is not valid keeps
-/// its form, and its error is reported by the first read.
+/// that cannot be read is an error now; a message that is not valid (or
+/// too large) keeps its form, and its error is reported by the first read.
 pub(super) fn open_message(
     path: &Path,
     stream: Stream,
@@ -41,7 +41,8 @@ pub(super) fn open_message(
     size: Option<u64>,
 ) -> Result<(Kind, Source), CliError> {
     if size.is_some_and(|n| n > limit) {
-        return Err(too_large(path, limit));
+        let refused = Source::Failed(Some(too_large(path, limit)));
+        return Ok((Kind::LatticeCodes, refused));
     }
     // A regular file's size bounds what its lengths may claim.
     let read = match size {
