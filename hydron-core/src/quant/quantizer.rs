@@ -841,6 +841,7 @@ mod tests {
         for (dim, bits, mode) in [
             (384, 2, ScaleMode::PerVector),
             (50, 2, ScaleMode::Unit),
+            (24, 2, ScaleMode::Direction),
             (8, 2, ScaleMode::PerVector),
             (100, 4, ScaleMode::PerVector),
         ] {
@@ -856,6 +857,9 @@ mod tests {
             // SAFETY: detection found AVX2 above.
             unsafe { encode_vectors_avx2(&q, &x, &mut c2, &mut s2) };
             assert_eq!((&c1, &s1), (&c2, &s2), "dim {dim}, {bits} bits");
+            if let Some(s) = s1.get_mut(3) {
+                *s = 1e37; // decoded in f64 (beyond the f32 decoder's range)
+            }
             let mut y1 = vec![0f32; n * dim];
             let mut y2 = y1.clone();
             q.decode_vectors(&c1, &s1, &mut y1, super::super::hadamard32::in_register);
