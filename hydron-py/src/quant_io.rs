@@ -303,7 +303,8 @@ fn read_parquet_stream(
     ))
 }
 
-/// What ``hydron.load`` reads from a binary file object, read once: lattice
+/// What ``hydron.load`` reads from a binary file object, or from the path
+/// of a FIFO or a device (opened once; errors name it), read once: lattice
 /// codes (a fory ``LatticeCodes`` message, or Parquet with the
 /// ``hydron.quant.*`` footer keys) as :func:`load_lattice_codes` gives
 /// them, anything else as vectors (a new (N, 8) float32 array).
@@ -319,7 +320,6 @@ pub fn _load_file_object(
     policy: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let parsed = crate::policy::parse_or_strict(policy)?;
-    let (stream, parquet) = open_stream(source)?;
     let codes_policy = || -> PyResult<()> {
         if policy.is_some_and(|p| !p.is_none()) {
             return Err(PyTypeError::new_err(
@@ -328,6 +328,10 @@ pub fn _load_file_object(
         }
         Ok(())
     };
+    if let Some(path) = arrays::path_of(source)? {
+        return load_special_path(py, &path, parsed, codes_policy);
+    }
+    let (stream, parquet) = open_stream(source)?;
     let head = stream.get_ref().0.get_ref();
     if !parquet && quant::looks_like_lattice_codes(head) {
         codes_policy()?;
@@ -368,6 +372,84 @@ pub fn _load_file_object(
             Ok(out)
         })?
     };
+    Ok(arrays::gf8_out(py, vectors).into_any().unbind())
+}
+
+/// What `hydron.load` reads from `path`, a FIFO or a device (anything but
+/// a regular file or a directory), opened and read once as
+/// [`_load_file_object`] reads a file object: lattice codes told from the
+/// content, anything else as vectors. Every error names `path`, as a load
+/// of vectors from it did before codes were looked for.
+fn load_special_path(
+    py: Python<'_>,
+    path: &Path,
+    policy: hydron_codec::Policy,
+    codes_policy: impl FnOnce() -> PyResult<()>,
+) -> PyResult<Py<PyAny>> {
+    let in_file = |e: CodecError| CodecError::InFile {
+        path: path.to_path_buf(),
+        error: Box::new(e),
+    };
+    let stream = py
+        .detach(|| -> Result<_, CodecError> {
+            let file = std::fs::File::open(path).map_err(|e| in_file(CodecError::Io(e)))?;
+            let mut reader = std::io::BufReader::with_capacity(64 * 1024, file);
+            let mut head = Vec::with_capacity(16);
+            (&mut reader)
+                .take(16)
+                .read_to_end(&mut head)
+                .map_err(|e| in_file(CodecError::Io(e)))?;
+            Ok(std::io::Cursor::new(head).chain(reader))
+        })
+        .map_err(|e| error(py, e))?;
+    let head = stream.get_ref().0.get_ref();
+    #[cfg(feature = "parquet")]
+    if hydron_codec::parquet::looks_like_parquet(head) {
+        let data = py
+            .detach(|| -> Result<_, CodecError> {
+                let mut data = Vec::new();
+                stream
+                    .take(MAX_STREAM_BYTES + 1)
+                    .read_to_end(&mut data)
+                    .map_err(|e| in_file(CodecError::Io(e)))?;
+                if data.len() as u64 > MAX_STREAM_BYTES {
+                    return Err(in_file(stream_too_large()));
+                }
+                Ok(bytes::Bytes::from(data))
+            })
+            .map_err(|e| error(py, e))?;
+        let params = py.detach(|| quant::parquet_params_from_bytes(data.clone()));
+        if matches!(params, Ok(Some(_))) || params.as_ref().is_err_and(is_bad_codes) {
+            codes_policy()?;
+            let c = py
+                .detach(|| quant::parquet_from_bytes(data).map_err(in_file))
+                .map_err(|e| error(py, e))?;
+            return to_python(py, c);
+        }
+        let vectors = crate::errors::detached(py, || {
+            hydron_codec::parquet::ParquetReader::from_bytes(
+                data,
+                policy,
+                hydron_codec::parquet::ParquetReadOptions::new(),
+            )
+            .and_then(|mut r| r.read_to_end())
+            .map_err(in_file)
+        })?;
+        return Ok(arrays::gf8_out(py, vectors).into_any().unbind());
+    }
+    if quant::looks_like_lattice_codes(head) {
+        codes_policy()?;
+        let c = py
+            .detach(|| quant::from_reader(stream, MAX_STREAM_BYTES).map_err(in_file))
+            .map_err(|e| error(py, e))?;
+        return to_python(py, c);
+    }
+    let vectors = crate::errors::detached(py, move || {
+        let mut reader = hydron_codec::file::FileReader::from_reader_named(stream, path, policy)?;
+        let mut out = Vec::new();
+        while reader.read_chunk(&mut out)? > 0 {}
+        Ok(out)
+    })?;
     Ok(arrays::gf8_out(py, vectors).into_any().unbind())
 }
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import enum
 import os
+import stat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -173,12 +174,25 @@ def save(path: str | os.PathLike[str], vectors: npt.ArrayLike | LatticeCodes,
                   policy=policy)
 
 
+def _is_stream_path(path: str | os.PathLike[str]) -> bool:
+    # A path that exists and is neither a regular file nor a directory: a
+    # FIFO, a character or block device. (Only stat: nothing is opened.)
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def load(source: str | os.PathLike[str] | Any, *, policy: str | None = None) -> Any:
     # A file of lattice codes goes to load_lattice_codes; anything else is
-    # read as vectors. A file object is read once, by _load_file_object,
-    # which tells codes from its content. (Typed Any, as numpy's
-    # ``np.load``, since what comes back depends on the file.)
+    # read as vectors. A file object, or a FIFO or a device by its path, is
+    # read once, by _load_file_object, which tells codes from its content
+    # (a FIFO opened twice would hang). (Typed Any, as numpy's ``np.load``,
+    # since what comes back depends on the file.)
     if isinstance(source, (str, os.PathLike)):
+        if _is_stream_path(source):
+            return _hydron._load_file_object(source, policy=policy)
         if is_lattice_codes(source):
             if policy is not None:
                 raise TypeError("load: policy= applies to vectors, not to lattice codes")
@@ -202,10 +216,11 @@ Notes
 -----
 A file of lattice codes (:func:`is_lattice_codes`) is read by
 :func:`load_lattice_codes`: a :class:`LatticeCodes` (or, for ``Gf8`` codes,
-their unit vectors). So is a binary file object that holds lattice codes (a
-fory ``LatticeCodes`` message, or Parquet with the ``hydron.quant.*`` footer
-keys), told from its content and read once; ``policy`` applies to vectors
-only (``TypeError`` for codes).
+their unit vectors). So is a binary file object, or the path of a FIFO or
+a device, that holds lattice codes (a fory ``LatticeCodes`` message, or
+Parquet with the ``hydron.quant.*`` footer keys), told from its content and
+read once (Parquet whole, at most 1 GiB); ``policy`` applies to vectors only
+(``TypeError`` for codes).
 """
 
 __all__ = [

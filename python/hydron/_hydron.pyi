@@ -1162,7 +1162,8 @@ def load_lattice_codes(source: _Path | Any) -> LatticeCodes | _F32:
     """
 
 def _load_file_object(source: Any, *, policy: str | None = None) -> Any:
-    """What ``hydron.load`` reads from a binary file object, read once: lattice
+    """What ``hydron.load`` reads from a binary file object, or from the path
+    of a FIFO or a device (opened once; errors name it), read once: lattice
     codes (a fory ``LatticeCodes`` message, or Parquet with the
     ``hydron.quant.*`` footer keys) as :func:`load_lattice_codes` gives
     them, anything else as vectors (a new (N, 8) float32 array).

@@ -472,3 +472,93 @@ def test_malformed_footer_parameters_are_reported_as_codes_by_path_and_file_obje
     for source in (path, io.BytesIO(path.read_bytes())):
         with pytest.raises(hydron.CorruptError, match="3 bits per coordinate"):
             hydron.load(source)
+
+
+# hydron.load of the path of a FIFO or a device: lattice codes told from the
+# content, the FIFO opened once (opening it twice would hang).
+
+
+def fed_fifo(tmp_path, data: bytes, name: str = "codes.fifo"):
+    """A new FIFO at tmp_path/name that a thread fills with ``data``."""
+    if not hasattr(os, "mkfifo"):
+        missing("os.mkfifo (FIFOs)")
+    path = tmp_path / name
+    os.mkfifo(path)
+
+    def fill():
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError:
+            pass  # the reader closed the FIFO early
+
+    threading.Thread(target=fill, daemon=True).start()
+    return path
+
+
+def within(seconds: float, call):
+    """``call()``'s result (or its exception, raised again), failing if it
+    takes more than ``seconds`` (a hang)."""
+    done: list = []
+
+    def run():
+        try:
+            done.append(("ok", call()))
+        except BaseException as e:  # noqa: BLE001 - raised again below
+            done.append(("error", e))
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert done, f"no answer within {seconds} s (a hang)"
+    kind, value = done[0]
+    if kind == "error":
+        raise value
+    return value
+
+
+@pytest.mark.parametrize("name", ["c.fory", pytest.param("c.parquet", marks=needs("parquet"))])
+def test_load_of_a_fifo_holding_codes_gives_lattice_codes(tmp_path, name):
+    _, c = quantized(dim=20, n=25)
+    path = tmp_path / name
+    hydron.save(path, c)
+    fifo = fed_fifo(tmp_path, path.read_bytes())
+    back = within(20, lambda: hydron.load(fifo))
+    assert isinstance(back, hydron.LatticeCodes)
+    same(back, c)
+    # Gf8 codes: their unit vectors, as from a regular file.
+    _, g = quantized(dim=8, bits=4, scale="direction", rotate=False)
+    hydron.save(path, g)
+    fifo = fed_fifo(tmp_path, path.read_bytes(), "gf8.fifo")
+    u = within(20, lambda: hydron.load(fifo))
+    assert isinstance(u, np.ndarray) and (u == hydron.load(path)).all()
+    # policy= is for vectors.
+    fifo = fed_fifo(tmp_path, path.read_bytes(), "policy.fifo")
+    with pytest.raises(TypeError, match="policy"):
+        within(20, lambda: hydron.load(fifo, policy="trusted"))
+
+
+@pytest.mark.parametrize("name", ["v.hyd", pytest.param("v.parquet", marks=needs("parquet"))])
+def test_load_of_a_fifo_holding_vectors_gives_vectors(tmp_path, name):
+    path = tmp_path / name
+    hydron.save(path, hydron.E8_ROOTS)
+    fifo = fed_fifo(tmp_path, path.read_bytes())
+    assert (within(20, lambda: hydron.load(fifo)) == hydron.E8_ROOTS).all()
+
+
+def test_a_fifo_of_damaged_codes_or_zeros_is_a_typed_error_naming_it(tmp_path):
+    _, c = quantized(dim=8, n=3)
+    path = tmp_path / "c.fory"
+    hydron.save(path, c)
+    data = bytearray(path.read_bytes())
+    data[64] = 4  # count 4, codes for 3
+    fifo = fed_fifo(tmp_path, bytes(data))
+    with pytest.raises(hydron.CorruptError, match="the count says 4 vectors") as e:
+        within(20, lambda: hydron.load(fifo))
+    assert str(fifo) in str(e.value) and e.value.offset == 64
+    fifo = fed_fifo(tmp_path, bytes(data[:90]), "cut.fifo")
+    with pytest.raises(hydron.TruncatedError, match=re.escape(str(fifo))):
+        within(20, lambda: hydron.load(fifo))
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(hydron.FormatError, match="/dev/zero"):
+            within(20, lambda: hydron.load("/dev/zero"))
