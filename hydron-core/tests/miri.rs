@@ -385,22 +385,27 @@ fn lattice_quantizer_pipeline_on_avx2() {
     assert!(err < 0.3 * energy, "{err} {energy}");
 }
 
-/// The E8 shell encoder's leader scores compiled for AVX2 (a
-/// `target_feature` function called after run-time detection): only in the
-/// build with AVX2 compiled in, as above.
+/// The E8 shell encoder compiled for AVX2 (a `target_feature` function
+/// called after run-time detection, one block through `encode`, many
+/// through `encode_into`): only in the build with AVX2 compiled in, as
+/// above.
 #[cfg(all(feature = "simd", target_arch = "x86_64", target_feature = "avx2"))]
 #[test]
 fn shell_encoder_on_every_backend() {
     use hydron_core::quant::shell;
     let blocks = [
+        [0.0; 8],
         [3.0, -1.0, 0.0, 0.0, 2.0, -2.0, 1.0, 0.5],
         unit(2).map(|x| x * 2.8),
     ];
-    let mut scalar = [0u32; 2];
+    let mut scalar = [0u32; 3];
     shell::encode_into_with(Backend::Scalar, &blocks, &mut scalar).unwrap();
-    let mut avx2 = [0u32; 2];
+    let mut avx2 = [0u32; 3];
     shell::encode_into_with(Backend::Avx2Fma, &blocks, &mut avx2).unwrap();
     assert_eq!(avx2, scalar);
+    for (x, &code) in blocks.iter().zip(&scalar) {
+        assert_eq!(shell::encode(x).unwrap(), code);
+    }
 }
 
 /// The search kernel's AVX2 path (`quant/search_avx2.rs`: one call through

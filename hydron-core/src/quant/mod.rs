@@ -56,6 +56,7 @@ pub mod search;
 mod search_avx2;
 pub mod shell;
 mod shell_arrangements;
+mod shell_encoder;
 mod shell_tables;
 
 pub use error::QuantError;

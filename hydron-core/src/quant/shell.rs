@@ -116,8 +116,8 @@
 
 pub use super::gain::GAIN_LEVELS;
 
-use super::gain::GAIN_THRESHOLDS;
 use super::shell_arrangements::arrangements;
+use super::shell_encoder;
 use super::shell_tables::{DOUBLED_LEADERS, LEADER_COUNT};
 use crate::batch::Backend;
 use crate::{BatchError, Gf8Error};
@@ -228,27 +228,6 @@ static TABLE: [Leader; LEADER_COUNT] = {
         k += 1;
     }
     assert!(offset == SHAPES as u64, "the leaders must cover the shell");
-    out
-};
-
-/// [`LEADERS`] rounded up to a multiple of 4, for the encoder's lanes.
-const PADDED: usize = LEADER_COUNT.next_multiple_of(4);
-
-/// The leaders' values as `f64`, coordinate-major, for the encoder's dot
-/// products (`SCORE[j][k]` is coordinate `j` of leader `k`); the padding
-/// leader is all zeros, scores 0 and comes last, so it never wins (every
-/// real leader scores at least 0 and has a lower number).
-static SCORE: [[f64; PADDED]; 8] = {
-    let mut out = [[0.0; PADDED]; 8];
-    let mut k = 0;
-    while k < LEADER_COUNT {
-        let mut j = 0;
-        while j < 8 {
-            out[j][k] = DOUBLED_LEADERS[k][j] as f64;
-            j += 1;
-        }
-        k += 1;
-    }
     out
 };
 
@@ -517,142 +496,16 @@ pub fn decode_into(codes: &[u32], out: &mut [[f32; 8]]) {
     }
 }
 
-/// The leader and the shape of the shell nearest in direction to `x` (maximizing
-/// `⟨x, p⟩`) and `t = ⟨x, p⟩ / 28`, the length of `x` along it. `x` must
-/// be finite.
-#[must_use]
-pub(crate) fn best_shape(x: &[f32; 8], backend: Backend) -> (usize, [i8; 8], f64) {
-    let mut order = [0usize, 1, 2, 3, 4, 5, 6, 7];
-    let mut a = [0.0f64; 8];
-    for (v, &xi) in a.iter_mut().zip(x) {
-        *v = f64::from(xi.abs());
-    }
-    // Stable: equal |x_i| keep coordinate order.
-    order.sort_by(|&i, &j| a[j].total_cmp(&a[i]));
-    let sorted: [f64; 8] = order.map(|i| a[i]);
-    let negatives = x.iter().filter(|&&v| v < 0.0).count() as u32;
-
-    let wrong = &WRONG_PARITY[(negatives & 1) as usize];
-    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-    let (best, best_score) = if backend == Backend::Avx2Fma && avx2_available() {
-        // SAFETY: the CPU has AVX2 (`avx2_available`, detected at run time),
-        // the only requirement of `best_leader_avx2`.
-        unsafe { best_leader_avx2(&sorted, wrong) }
-    } else {
-        best_leader(&sorted, wrong)
-    };
-    #[cfg(not(all(feature = "simd", target_arch = "x86_64")))]
-    let (best, best_score) = {
-        let _ = backend;
-        best_leader(&sorted, wrong)
-    };
-
-    let l = &TABLE[best];
-    let mut p = [0i8; 8];
-    for (rank, &i) in order.iter().enumerate() {
-        let v = DOUBLED_LEADERS[best][rank] as i8;
-        p[i] = if x[i] < 0.0 { -v } else { v };
-    }
-    if l.parity != 2 && (negatives + u32::from(l.parity)) & 1 == 1 {
-        p[order[7]] = -p[order[7]];
-    }
-    (best, p, best_score / f64::from(DOUBLED_NORM))
-}
-
-/// For the parity `n` of the number of negative coordinates of a block,
-/// `WRONG_PARITY[n][k]` is 1 when leader `k` is all-odd and needs the other
-/// parity (one sign must flip), else 0.
-static WRONG_PARITY: [[f64; PADDED]; 2] = {
-    let mut out = [[0.0; PADDED]; 2];
-    let mut k = 0;
-    while k < LEADER_COUNT {
-        let parity = TABLE[k].parity;
-        if parity != 2 {
-            out[(1 - parity) as usize][k] = 1.0;
-        }
-        k += 1;
-    }
-    out
-};
-
-/// The first leader of the highest best score `⟨|x| sorted, L⟩ −
-/// [wrong parity] · 2 · |x|₇ L₇` (`sorted` is `|x|` non-increasing), and
-/// that score. Four interleaved lanes keep their first maximum, then the
-/// lowest-numbered of the lanes' maxima wins. The same operations run in
-/// the same order on every backend, so they agree bit for bit (Rust does
-/// not fuse multiplies and adds).
-#[inline(always)]
-fn best_leader_body(sorted: &[f64; 8], wrong: &[f64; PADDED]) -> (usize, f64) {
-    let fix = 2.0 * sorted[7];
-    let mut lanes = [f64::NEG_INFINITY; 4];
-    let mut at = [0.0f64; 4];
-    for c in 0..PADDED / 4 {
-        for lane in 0..4 {
-            let k = 4 * c + lane;
-            let mut s = sorted[0] * SCORE[0][k];
-            s += sorted[1] * SCORE[1][k];
-            s += sorted[2] * SCORE[2][k];
-            s += sorted[3] * SCORE[3][k];
-            s += sorted[4] * SCORE[4][k];
-            s += sorted[5] * SCORE[5][k];
-            s += sorted[6] * SCORE[6][k];
-            s += sorted[7] * SCORE[7][k];
-            let v = s - fix * SCORE[7][k] * wrong[k];
-            let better = v > lanes[lane];
-            lanes[lane] = if better { v } else { lanes[lane] };
-            at[lane] = if better { k as f64 } else { at[lane] };
-        }
-    }
-    let (mut best, mut best_score) = (at[0], lanes[0]);
-    for (&k, &v) in at.iter().zip(&lanes).skip(1) {
-        if v > best_score || (v == best_score && k < best) {
-            (best, best_score) = (k, v);
-        }
-    }
-    (best as usize, best_score)
-}
-
-/// [`best_leader_body`] for any x86-64 (SSE2) or other target.
-fn best_leader(sorted: &[f64; 8], wrong: &[f64; PADDED]) -> (usize, f64) {
-    best_leader_body(sorted, wrong)
-}
-
-/// [`best_leader_body`] compiled for AVX2 (four leaders per instruction).
-///
-/// # Safety
-/// The CPU must have AVX2.
-#[cfg(all(feature = "simd", target_arch = "x86_64"))]
-#[target_feature(enable = "avx2")]
-unsafe fn best_leader_avx2(sorted: &[f64; 8], wrong: &[f64; PADDED]) -> (usize, f64) {
-    best_leader_body(sorted, wrong)
-}
-
-/// Whether this CPU can run the AVX2 scorer (in a build that has it).
-#[cfg(all(feature = "simd", target_arch = "x86_64"))]
-#[inline]
-fn avx2_available() -> bool {
-    std::is_x86_feature_detected!("avx2")
-}
-
-/// The index of the gain level nearest `t` (the lower on a tie).
-#[must_use]
-#[inline]
-pub(crate) fn gain_index(t: f64) -> u32 {
-    GAIN_THRESHOLDS.iter().filter(|&&m| t > m).count() as u32
-}
-
 /// The code of a finite block, on the best backend.
 #[must_use]
 pub(crate) fn encode_finite(x: &[f32; 8]) -> u32 {
-    encode_finite_with(x, Backend::Avx2Fma)
+    shell_encoder::encode_finite_with(x, Backend::Avx2Fma)
 }
 
-/// The code of a finite block on `backend`.
-#[must_use]
-fn encode_finite_with(x: &[f32; 8], backend: Backend) -> u32 {
-    let (k, p, t) = best_shape(x, backend);
-    let index = rank_in(k, &p);
-    (gain_index(t) << SHAPE_BITS) | index
+/// The codes of finite blocks into `out` (of the same length), on the
+/// best backend.
+pub(crate) fn encode_finite_into(blocks: &[[f32; 8]], out: &mut [u32]) {
+    shell_encoder::encode_all_with(blocks, out, Backend::Avx2Fma);
 }
 
 /// The nearest code to `x` (see the [module docs](self): the best shape,
@@ -733,11 +586,15 @@ pub fn encode_into_with(
         out.len(),
         "encode_into: output length differs from input"
     );
-    for (index, (block, slot)) in blocks.iter().zip(out.iter_mut()).enumerate() {
-        crate::gf8::check_finite(block).map_err(|error| BatchError { index, error })?;
-        *slot = encode_finite_with(block, backend);
-    }
-    Ok(())
+    let (good, error) = match blocks.iter().map(crate::gf8::check_finite).position(|r| r.is_err()) {
+        Some(index) => {
+            let error = crate::gf8::check_finite(&blocks[index]).unwrap_err();
+            (index, Some(BatchError { index, error }))
+        }
+        None => (blocks.len(), None),
+    };
+    shell_encoder::encode_all_with(&blocks[..good], &mut out[..good], backend);
+    error.map_or(Ok(()), Err)
 }
 
 /// The shape index of the shell point nearest in direction to `x`
@@ -759,6 +616,5 @@ pub fn encode_into_with(
 /// ```
 pub fn encode_shape(x: &[f32; 8]) -> Result<u32, Gf8Error> {
     crate::gf8::check_finite(x)?;
-    let (k, p, _) = best_shape(x, Backend::Avx2Fma);
-    Ok(rank_in(k, &p))
+    Ok(shell_encoder::shape_finite(x))
 }
