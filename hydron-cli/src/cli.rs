@@ -121,7 +121,9 @@ pub struct ReadArgs {
     /// the one named `vector` (or `code`), else the only list-of-floats
     /// (or integer) column; two or more such columns are an error listing
     /// them. In a data set, the same column is read from every file. A
-    /// usage error for an input that is not Parquet.
+    /// Parquet file of lattice codes is read from its column `code` (with
+    /// or without --column code); another NAME there must be a vector
+    /// column. A usage error for an input that is not Parquet.
     #[arg(long, value_name = "NAME")]
     pub column: Option<String>,
 }

@@ -490,3 +490,127 @@ fn column_reads_a_code_column_and_is_a_usage_error_off_parquet() {
     assert!(e.contains("this input is not Parquet"), "{e}");
     assert!(!dir.path().join("o.json").exists());
 }
+
+/// A Parquet file of lattice codes that hydron wrote (`codes` at `path`),
+/// with `vector` added beside its columns (the `hydron.quant.*` footer
+/// keys kept), as another tool that adds a column would write it.
+fn codes_with_a_vector_column(codes: &Path, path: &Path, vector: Vec<Gf8>) {
+    use ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(codes).unwrap()).unwrap();
+    // The parameters only: hydron's checksums cover the columns it wrote.
+    let kv: Vec<_> = reader
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .unwrap()
+        .iter()
+        .filter(|e| e.key.starts_with("hydron.quant."))
+        .cloned()
+        .collect();
+    let batch = reader.build().unwrap().next().unwrap().unwrap();
+    let mut fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new(
+        "vector",
+        vectors(vector.clone()).data_type().clone(),
+        true,
+    ));
+    let schema = Arc::new(Schema::new(fields));
+    let mut arrays = batch.columns().to_vec();
+    arrays.push(vectors(vector));
+    let batch = RecordBatch::try_new(Arc::clone(&schema), arrays).unwrap();
+    let props = ::parquet::file::properties::WriterProperties::builder()
+        .set_key_value_metadata(Some(kv))
+        .build();
+    let mut w = ::parquet::arrow::ArrowWriter::try_new(Vec::new(), schema, Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    fs::write(path, w.into_inner().unwrap()).unwrap();
+}
+
+#[test]
+fn column_on_a_lattice_codes_file_reads_the_codes_or_names_their_columns() {
+    use hydron_codec::parquet::ParquetOptions;
+    use hydron_codec::quant::{self, LatticeCodes};
+    let dir = TempDir::new().unwrap();
+    let roots = roots_from(5, 30);
+    let gf8 = dir.path().join("gf8.parquet");
+    let codes = LatticeCodes::from_gf8(&roots, 4).unwrap();
+    quant::save_parquet(&gf8, &codes, ParquetOptions::new()).unwrap();
+    let decoded = codes.decode_gf8().unwrap();
+    // --column code: the codes, as without --column, by path and on stdin.
+    assert_eq!(read_back(&gf8, &[]).0, decoded);
+    assert_eq!(read_back(&gf8, &["--column", "code"]).0, decoded);
+    let report = |extra: &[&str]| {
+        let run = hydron()
+            .arg("inspect")
+            .arg(&gf8)
+            .args(extra)
+            .assert()
+            .success();
+        String::from_utf8(run.get_output().stdout.clone()).unwrap()
+    };
+    assert_eq!(report(&["--column", "code"]), report(&[]));
+    hydron()
+        .args(["validate", "-", "--column", "code"])
+        .pipe_stdin(&gf8)
+        .unwrap()
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("valid: 30 lattice codes"));
+    // Another name: an error naming the codes file, its columns and
+    // --column code (by path and on stdin; inspect keeps the form).
+    let q = hydron_core::quant::LatticeQuantizer::new(20, 2, 77).unwrap();
+    let x: Vec<f32> = (0..60).map(|i| (i as f32 * 0.37).sin()).collect();
+    let scaled = LatticeCodes::from_quantizer(&q, q.encode(&x).unwrap()).unwrap();
+    let path = dir.path().join("q.parquet");
+    quant::save_parquet(&path, &scaled, ParquetOptions::new()).unwrap();
+    let out = dir.path().join("o.hyd");
+    for (command, source) in [
+        ("validate", s(&path)),
+        ("inspect", "-"),
+        ("convert", s(&path)),
+    ] {
+        let mut cmd = hydron();
+        cmd.args([command, source, "--column", "scale"]);
+        if command == "convert" {
+            cmd.arg(&out).args(["--to", "fory"]);
+        }
+        let e = fails(cmd.pipe_stdin(&path).unwrap(), 4);
+        for part in [
+            "lattice codes in Parquet (dimension 20, 2 bits per coordinate, per-vector scale)",
+            "read from the column \"code\" (--column code, or no --column)",
+            "--column \"scale\" is not a column of vectors",
+            "code (FixedSizeBinary(",
+            "scale (Float32)",
+        ] {
+            assert!(e.contains(part), "{command}: {part:?} not in {e}");
+        }
+    }
+    assert!(!out.exists());
+    let run = hydron()
+        .args(["inspect", s(&path), "--column", "scale"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(
+        text.contains("format:     lattice codes, Parquet"),
+        "{text}"
+    );
+    // A codes file with a vector column beside: --column names either.
+    let both = dir.path().join("both.parquet");
+    let other = roots_from(100, 30);
+    codes_with_a_vector_column(&gf8, &both, other.clone());
+    assert_eq!(read_back(&both, &[]).0, decoded);
+    assert_eq!(read_back(&both, &["--column", "code"]).0, decoded);
+    assert_eq!(read_back(&both, &["--column", "vector"]).0, other);
+    let e = fails(
+        hydron().args(["validate", s(&both), "--column", "nosuch"]),
+        4,
+    );
+    assert!(e.contains("there is no column named \"nosuch\""), "{e}");
+    assert!(e.contains("vector (FixedSizeList("), "{e}");
+}

@@ -59,25 +59,76 @@ pub(super) fn open_message(
     Ok((Kind::LatticeCodes, source))
 }
 
+/// The column lattice codes in Parquet are read from (docs/format.md
+/// §7.2).
+pub(super) const CODE_COLUMN: &str = "code";
+
 /// The input's source if the Parquet footer holds lattice-code parameters
 /// (malformed ones included: the read says what is wrong); `None` for any
 /// other Parquet (and for a footer that cannot be read: the vector reader
 /// explains). `params` is the footer's answer, `load` reads the codes.
+///
+/// A `column` named on the command line: [`CODE_COLUMN`] reads the codes
+/// as without it; another name is read as vectors if `vectors` (the vector
+/// reader of that column) opens, else it is an error naming the file as
+/// lattice codes, its columns, and `--column code`.
 pub(super) fn parquet_source(
     path: &Path,
     params: Result<Option<(quant::CodesParams, u64)>, CodecError>,
+    column: Option<&str>,
     load: impl FnOnce() -> Result<LatticeCodes, CodecError>,
+    vectors: impl FnOnce() -> Result<(), CodecError>,
 ) -> Option<(Kind, Source)> {
-    match params {
-        Ok(Some(_)) => {}
-        Err(e) if is_bad_codes(&e) => {}
+    let params = match params {
+        Ok(Some((params, _))) => Some(params),
+        Err(e) if is_bad_codes(&e) => None,
         _ => return None,
+    };
+    if let Some(name) = column.filter(|&name| name != CODE_COLUMN) {
+        let e = vectors().err()?;
+        let refused = Source::Failed(Some(not_a_vector_column(path, name, params, &e)));
+        return Some((Kind::ParquetLatticeCodes, refused));
     }
     let source = match load() {
         Ok(codes) => Source::Lattice { codes, next: 0 },
         Err(e) => Source::Failed(Some(CliError::codec(path, &e))),
     };
     Some((Kind::ParquetLatticeCodes, source))
+}
+
+/// `--column name` on a Parquet file of lattice codes whose column `name`
+/// is not one of vectors (`e`, the vector reader's error, lists the
+/// columns): of the same class as `e`, saying what the file is and how its
+/// codes are read.
+fn not_a_vector_column(
+    path: &Path,
+    name: &str,
+    params: Option<quant::CodesParams>,
+    e: &CodecError,
+) -> CliError {
+    let mut error = CliError::codec(path, e);
+    let inner = match e {
+        CodecError::InFile { error, .. } => error.as_ref(),
+        e => e,
+    };
+    let what = params.map_or_else(
+        || "its footer holds hydron.quant.* keys".to_owned(),
+        |p| {
+            format!(
+                "dimension {}, {} bits per coordinate, {} scale",
+                p.dim(),
+                p.bits(),
+                p.scale().name()
+            )
+        },
+    );
+    error.message = format!(
+        "{}: lattice codes in Parquet ({what}), read from the column {CODE_COLUMN:?} \
+         (--column {CODE_COLUMN}, or no --column); --column {name:?} is not a column of \
+         vectors: {inner}",
+        path.display()
+    );
+    error
 }
 
 /// Whether `error` is about lattice-code parameters or data.

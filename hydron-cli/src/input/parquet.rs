@@ -30,8 +30,10 @@ pub struct ParquetInfo {
 
 /// Opens a Parquet input: a regular file by path (read row group by row
 /// group; the stream that found it is dropped), anything else read whole,
-/// at most `limit` bytes. Without a `column`, a file whose footer holds
-/// lattice-code parameters is lattice codes (`super::lattice`). The column
+/// at most `limit` bytes. A file whose footer holds lattice-code
+/// parameters is lattice codes (`super::lattice`), read from its column
+/// `code` whether or not `--column code` names it; another `column` of
+/// such a file is read only if it is a vector column. Otherwise the column
 /// named `column` is read if one is given (as vectors, or as codes if it
 /// is not a vector column), else the vector column if there is one, else
 /// the code column; if neither, the vector column's error is the answer.
@@ -50,13 +52,15 @@ pub(super) fn open_parquet(
     let named = column.is_some();
     if size.is_some() && path.as_os_str() != "-" {
         drop(stream);
-        if column.is_none() {
-            let codes = lattice::parquet_source(path, quant::parquet_params(path), || {
-                quant::load_parquet(path)
-            });
-            if let Some(found) = codes {
-                return Ok(found);
-            }
+        let codes = lattice::parquet_source(
+            path,
+            quant::parquet_params(path),
+            column,
+            || quant::load_parquet(path),
+            || ParquetReader::open_with(path, policy, options.clone()).map(drop),
+        );
+        if let Some(found) = codes {
+            return Ok(found);
         }
         finish_parquet(
             path,
@@ -67,13 +71,15 @@ pub(super) fn open_parquet(
     } else {
         // Cheap clones: the readers share the one buffer.
         let data = bytes::Bytes::from(read_whole(path, stream, limit, size)?);
-        if column.is_none() {
-            let params = quant::parquet_params_from_bytes(data.clone());
-            let codes =
-                lattice::parquet_source(path, params, || quant::parquet_from_bytes(data.clone()));
-            if let Some(found) = codes {
-                return Ok(found);
-            }
+        let codes = lattice::parquet_source(
+            path,
+            quant::parquet_params_from_bytes(data.clone()),
+            column,
+            || quant::parquet_from_bytes(data.clone()),
+            || ParquetReader::from_bytes(data.clone(), policy, options.clone()).map(drop),
+        );
+        if let Some(found) = codes {
+            return Ok(found);
         }
         finish_parquet(
             path,
