@@ -167,6 +167,8 @@ pub struct Sink {
 pub struct Done {
     temp: Option<TempFile>,
     size: u64,
+    vectors: u64,
+    stdout: bool,
 }
 
 impl Done {
@@ -175,6 +177,21 @@ impl Done {
     #[must_use]
     pub fn size(&self) -> u64 {
         self.size
+    }
+
+    /// The vectors written.
+    #[inline]
+    #[must_use]
+    pub fn vectors(&self) -> u64 {
+        self.vectors
+    }
+
+    /// Whether the output is this process's standard output (reports then
+    /// go to standard error).
+    #[inline]
+    #[must_use]
+    pub fn is_stdout(&self) -> bool {
+        self.stdout
     }
 
     /// Moves a temporary file into place (nothing to do for a direct
@@ -507,13 +524,6 @@ impl Sink {
         }
     }
 
-    /// Vectors written so far.
-    #[inline]
-    #[must_use]
-    pub fn vectors(&self) -> u64 {
-        self.vectors
-    }
-
     /// Completes the data and flushes it (to disk, for a temporary file);
     /// the output is not in place until [`Done::commit`].
     pub fn finish(mut self) -> Result<Done, CliError> {
@@ -570,6 +580,7 @@ impl Sink {
             }
         };
         let out = out.into_inner().map_err(|e| io(e.into_error()))?;
+        let stdout = self.is_stdout();
         let place = std::mem::replace(&mut self.place, Place::Direct { stdout: false });
         let temp = match place {
             Place::Temp(temp) => {
@@ -581,6 +592,8 @@ impl Sink {
         Ok(Done {
             temp,
             size: out.bytes,
+            vectors: self.vectors,
+            stdout,
         })
     }
 }
@@ -682,9 +695,11 @@ mod tests {
         let v = Gf8::normalize([1.0, 0.9, 0.1, 0.0, 0.0, 0.0, 0.0, -0.1]).unwrap();
         let mut sink = Sink::create(&path, OutFormat::Codes, Layout::default()).unwrap();
         sink.write(&[v, -v]).unwrap();
-        assert_eq!(sink.vectors(), 2);
         let done = sink.finish().unwrap();
-        assert_eq!(done.size(), 24);
+        assert_eq!(
+            (done.vectors(), done.size(), done.is_stdout()),
+            (2, 24, false)
+        );
         done.commit().unwrap();
         let codes = fory::decode_codes(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(codes, [v.nearest_root(), (-v).nearest_root()]);

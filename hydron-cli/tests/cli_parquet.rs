@@ -275,26 +275,28 @@ fn a_failed_parquet_convert_leaves_no_output() {
     let cut = dir.path().join("cut.hyd");
     fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
     let out = dir.path().join("out.parquet");
-    fails(
-        hydron()
-            .arg("convert")
-            .arg(&cut)
-            .arg(&out)
-            .args(["--to", "parquet"]),
-        5,
-    );
+    let convert = || {
+        fails(
+            hydron()
+                .arg("convert")
+                .arg(&cut)
+                .arg(&out)
+                .args(["--to", "parquet"]),
+            5,
+        )
+    };
+    convert();
     assert!(!out.exists());
     fs::write(&out, b"old").unwrap();
-    fails(
-        hydron()
-            .arg("convert")
-            .arg(&cut)
-            .arg(&out)
-            .args(["--to", "parquet"]),
-        5,
-    );
+    convert();
     assert_eq!(fs::read(&out).unwrap(), b"old");
     assert_eq!(listing(dir.path()), ["cut.hyd", "good.hyd", "out.parquet"]);
+}
+
+/// The one-line error of `hydron validate path args`, which must exit 4
+/// (no usable column).
+fn validate_fails(path: &Path, args: &[&str]) -> String {
+    fails(hydron().arg("validate").arg(path).args(args), 4)
 }
 
 /// A Parquet file of `columns`, written by the parquet crate's own Arrow
@@ -401,19 +403,13 @@ fn the_same_name_twice_is_an_error_listing_both() {
             ("vector", vectors(roots_from(5, 10))),
         ],
     );
-    let e = fails(hydron().arg("validate").arg(&path), 4);
+    let e = validate_fails(&path, &[]);
     assert!(
         e.contains("which vector column? 2 columns could be it"),
         "{e}"
     );
     assert_eq!(e.matches("vector (FixedSizeList(").count(), 2, "{e}");
-    let e = fails(
-        hydron()
-            .arg("validate")
-            .arg(&path)
-            .args(["--column", "vector"]),
-        4,
-    );
+    let e = validate_fails(&path, &["--column", "vector"]);
     assert!(e.contains("2 columns are named \"vector\""), "{e}");
 }
 
@@ -432,19 +428,13 @@ fn a_file_without_a_usable_column_lists_every_column_with_its_type() {
         ],
     );
     for extra in [&[][..], &["--column", "nope"]] {
-        let e = fails(hydron().arg("validate").arg(&path).args(extra), 4);
+        let e = validate_fails(&path, extra);
         assert!(
             e.contains("the columns are name (Utf8), score (Float64)"),
             "{extra:?}: {e}"
         );
     }
-    let e = fails(
-        hydron()
-            .arg("validate")
-            .arg(&path)
-            .args(["--column", "nope"]),
-        4,
-    );
+    let e = validate_fails(&path, &["--column", "nope"]);
     assert!(e.contains("there is no column named \"nope\""), "{e}");
 }
 
@@ -607,10 +597,7 @@ fn column_on_a_lattice_codes_file_reads_the_codes_or_names_their_columns() {
     assert_eq!(read_back(&both, &[]).0, decoded);
     assert_eq!(read_back(&both, &["--column", "code"]).0, decoded);
     assert_eq!(read_back(&both, &["--column", "vector"]).0, other);
-    let e = fails(
-        hydron().args(["validate", s(&both), "--column", "nosuch"]),
-        4,
-    );
+    let e = validate_fails(&both, &["--column", "nosuch"]);
     assert!(e.contains("there is no column named \"nosuch\""), "{e}");
     assert!(e.contains("vector (FixedSizeList("), "{e}");
 }

@@ -352,15 +352,7 @@ fn a_codes_input_is_expanded_chunk_by_chunk() {
         .map(|i| E8Root::new((i % 240) as u8).unwrap())
         .collect();
     fs::write(&path, fory::encode_codes(&roots)).unwrap();
-    let out = Std::new("/usr/bin/time")
-        .args(["-f", "%M"])
-        .arg(bin())
-        .args(["validate", s(&path)])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let kib: u64 = stderr.trim().lines().last().unwrap().parse().unwrap();
+    let kib = validate_peak_kib(&path);
     // All vectors at once would be 64 MB; bytes and codes are 4 MB.
     assert!(kib < 40_000, "peak {kib} KiB");
 }
@@ -625,15 +617,7 @@ fn a_parquet_file_is_read_row_group_by_row_group() {
         .with_compression(hparquet::Compression::Uncompressed);
     hparquet::save(&path, &roots, options).unwrap();
     drop(roots);
-    let out = Std::new("/usr/bin/time")
-        .args(["-f", "%M"])
-        .arg(bin())
-        .args(["validate", s(&path)])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let kib: u64 = stderr.trim().lines().last().unwrap().parse().unwrap();
+    let kib = validate_peak_kib(&path);
     // The file is 48 MB; a row group is 3.2 MB.
     assert!(kib < 30_000, "peak {kib} KiB");
 }

@@ -35,10 +35,8 @@ pub fn run(args: &ConvertArgs, limit: u64) -> Result<(), CliError> {
         bar.inc(chunk.len as u64);
     }
     bar.finish_and_clear();
-    let vectors = sink.vectors();
-    let to_stderr = sink.is_stdout();
     let done = sink.finish()?;
-    let size = done.size();
+    let (vectors, size) = (done.vectors(), done.size());
     let report = format!(
         "converted {vectors} vectors in {:.2} s\n  from {} ({}, {})\n  to   {} ({}, {})\n",
         started.elapsed().as_secs_f64(),
@@ -49,5 +47,5 @@ pub fn run(args: &ConvertArgs, limit: u64) -> Result<(), CliError> {
         args.to.describe(),
         bytes(size),
     );
-    report_and_commit(done, to_stderr, &report)
+    report_and_commit(done, &report)
 }

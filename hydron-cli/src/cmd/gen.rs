@@ -39,7 +39,6 @@ pub fn run(args: &GenArgs) -> Result<(), CliError> {
         bar.inc(take);
     }
     bar.finish_and_clear();
-    let to_stderr = sink.is_stdout();
     let done = sink.finish()?;
     let size = done.size();
     let report = format!(
@@ -50,7 +49,7 @@ pub fn run(args: &GenArgs) -> Result<(), CliError> {
         args.format.describe(),
         bytes(size),
     );
-    report_and_commit(done, to_stderr, &report)
+    report_and_commit(done, &report)
 }
 
 /// One random unit vector; Gaussian samples too close to zero to normalize

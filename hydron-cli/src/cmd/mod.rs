@@ -30,8 +30,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 /// the output into place: a report that cannot be printed fails the
 /// command before the output replaces anything. When the output is
 /// standard output, the report goes to standard error.
-pub(crate) fn report_and_commit(done: Done, to_stderr: bool, report: &str) -> Result<(), CliError> {
-    if to_stderr {
+pub(crate) fn report_and_commit(done: Done, report: &str) -> Result<(), CliError> {
+    if done.is_stdout() {
         let _ = std::io::stderr().write_all(report.as_bytes());
     } else {
         print(report)?;

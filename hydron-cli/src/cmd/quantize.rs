@@ -93,10 +93,8 @@ pub fn run(args: &QuantizeArgs, limit: u64) -> Result<(), CliError> {
         bar.inc(chunk.len as u64);
     }
     bar.finish_and_clear();
-    let vectors = sink.vectors();
-    let to_stderr = sink.is_stdout();
     let done = sink.finish()?;
-    let size = done.size();
+    let (vectors, size) = (done.vectors(), done.size());
     let (what, form, nearest) = match (args.bits, args.to) {
         (8, _) => (
             "E8 root codes",
@@ -146,7 +144,7 @@ pub fn run(args: &QuantizeArgs, limit: u64) -> Result<(), CliError> {
         ));
     }
     report.push_str(&format!("zero vectors: {zero}\n"));
-    report_and_commit(done, to_stderr, &report)?;
+    report_and_commit(done, &report)?;
     if zero > 0 {
         warn(&format!(
             "{zero} zero vectors have no direction, so their codes ({}) carry no information",

@@ -557,32 +557,22 @@ impl Input {
                 *next = end;
             }
             Source::Lattice { codes, next } => lattice::read_chunk(path, codes, next, out)?,
-            Source::Parquet { reader, codes } => {
-                let codec = |e: CodecError| CliError::codec(path, &e);
-                match codes {
-                    None => {
-                        reader.read_chunk(out).map_err(codec)?;
-                    }
-                    Some(codes) => {
-                        codes.clear();
-                        reader.read_codes_chunk(codes).map_err(codec)?;
-                        out.extend(codes.iter().map(|r| r.to_gf8()));
-                    }
-                }
-            }
-            Source::Dataset { reader, codes } => {
-                let codec = |e: CodecError| CliError::codec(path, &e);
-                match codes {
-                    None => {
-                        reader.read_chunk(out).map_err(codec)?;
-                    }
-                    Some(codes) => {
-                        codes.clear();
-                        reader.read_codes_chunk(codes).map_err(codec)?;
-                        out.extend(codes.iter().map(|r| r.to_gf8()));
-                    }
-                }
-            }
+            Source::Parquet { reader, codes } => read_parquet_chunk(
+                path,
+                &mut **reader,
+                codes.as_mut(),
+                out,
+                ParquetReader::read_chunk,
+                ParquetReader::read_codes_chunk,
+            )?,
+            Source::Dataset { reader, codes } => read_parquet_chunk(
+                path,
+                &mut **reader,
+                codes.as_mut(),
+                out,
+                DatasetReader::read_chunk,
+                DatasetReader::read_codes_chunk,
+            )?,
             Source::Failed(error) => {
                 if let Some(e) = error.take() {
                     return Err(e);
@@ -636,6 +626,31 @@ impl Input {
             _ => None,
         }
     }
+}
+
+/// Appends the next chunk of a Parquet `reader` (one file or a data set)
+/// to `out`: vectors (`read_vectors`), or, with a `codes` buffer, E8 codes
+/// (`read_codes`) as the roots they name.
+fn read_parquet_chunk<R>(
+    path: &Path,
+    reader: &mut R,
+    codes: Option<&mut Vec<E8Root>>,
+    out: &mut Vec<Gf8>,
+    read_vectors: fn(&mut R, &mut Vec<Gf8>) -> Result<usize, CodecError>,
+    read_codes: fn(&mut R, &mut Vec<E8Root>) -> Result<usize, CodecError>,
+) -> Result<(), CliError> {
+    let codec = |e: CodecError| CliError::codec(path, &e);
+    match codes {
+        None => {
+            read_vectors(reader, out).map_err(codec)?;
+        }
+        Some(codes) => {
+            codes.clear();
+            read_codes(reader, codes).map_err(codec)?;
+            out.extend(codes.iter().map(|r| r.to_gf8()));
+        }
+    }
+    Ok(())
 }
 
 /// An opened input: the reader and, for a regular file, its size and

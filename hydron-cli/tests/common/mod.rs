@@ -43,25 +43,12 @@ pub fn listing(dir: &Path) -> Vec<String> {
     names
 }
 
-/// Whether a test's precondition holds (a tool, root, a file system
-/// feature), by the project's convention: if it does not and
-/// `HYDRON_REQUIRE_ALL=1` is set, the test fails naming what is missing;
-/// otherwise it says so loudly on standard error and the caller returns.
-///
-/// `if !precondition(Path::new("/usr/bin/time").exists(), "/usr/bin/time") { return; }`
-pub fn precondition(holds: bool, what: &str) -> bool {
-    if holds {
-        return true;
-    }
-    if std::env::var_os("HYDRON_REQUIRE_ALL").is_some_and(|v| v == "1") {
-        panic!("precondition missing (HYDRON_REQUIRE_ALL=1 makes this a failure): {what}");
-    }
-    // Straight to the process's stderr, not through `eprintln!`, which the
-    // test harness captures (and hides) for a test that passes.
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED (precondition): {what}");
-    false
-}
+/// The precondition rule, hydron-core's (one file for the workspace's
+/// tests): `if !precondition(holds, "what is missing") { return; }`.
+#[path = "../../../hydron-core/tests/common/precondition.rs"]
+mod precondition;
+
+pub use precondition::precondition;
 
 /// GNU time at `/usr/bin/time`, which reports a command's peak memory
 /// (`-f %M`, in KiB); `false` (see [`precondition`]) if it is missing.
@@ -70,6 +57,21 @@ pub fn have_gnu_time() -> bool {
         Path::new("/usr/bin/time").exists(),
         "/usr/bin/time (GNU time, to measure peak memory; apt-get install time)",
     )
+}
+
+/// The peak memory, in KiB, of `hydron validate PATH` (which must succeed),
+/// as GNU time reports it (check [`have_gnu_time`] first).
+pub fn validate_peak_kib(path: &Path) -> u64 {
+    let out = Std::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(bin())
+        .arg("validate")
+        .arg(path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stderr}");
+    stderr.trim().lines().last().unwrap().parse().unwrap()
 }
 
 /// Runs `hydron gen N name --seed 7 [--format f] [--chunk-vectors c]` (the
