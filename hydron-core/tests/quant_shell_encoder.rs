@@ -215,7 +215,11 @@ fn adversarial_blocks(n: usize, seed: u64) -> Vec<[f32; 8]> {
                     let mut x = rng.gaussian8();
                     for _ in 0..(rng.next_u64() % 5) {
                         let (i, j) = ((rng.next_u64() % 8) as usize, (rng.next_u64() % 8) as usize);
-                        x[i] = if rng.next_u64().is_multiple_of(2) { 0.0 } else { -x[j] };
+                        x[i] = if rng.next_u64().is_multiple_of(2) {
+                            0.0
+                        } else {
+                            -x[j]
+                        };
                     }
                     x
                 }
@@ -229,7 +233,11 @@ fn adversarial_blocks(n: usize, seed: u64) -> Vec<[f32; 8]> {
                 }
                 // The whole block huge or tiny.
                 5 => {
-                    let e = if rng.next_u64().is_multiple_of(2) { 120 } else { -140 };
+                    let e = if rng.next_u64().is_multiple_of(2) {
+                        120
+                    } else {
+                        -140
+                    };
                     rng.gaussian8().map(|v| v * 2f32.powi(e))
                 }
                 // A shell point scaled (its own code), or nudged by an ulp.
@@ -338,5 +346,23 @@ fn encode_timing() {
             }
         });
         eprintln!("round {round} oracle: min {min:.1} p10 {p10:.1} median {median:.1} ns/block");
+    }
+}
+
+/// ns per code of `shell::decode_into` on the codes of Gaussian blocks
+/// (`--release -- --ignored --nocapture`).
+#[test]
+#[ignore = "timing: run by hand in a release build"]
+fn decode_timing() {
+    let mut rng = SplitMix64(0x5EED_7778);
+    let blocks: Vec<[f32; 8]> = (0..4096).map(|_| rng.gaussian8()).collect();
+    let mut codes = vec![0u32; blocks.len()];
+    shell::encode_into(&blocks, &mut codes).unwrap();
+    let mut out = vec![[0.0f32; 8]; blocks.len()];
+    for round in 0..3 {
+        let [min, p10, median] = ns_per_block(101, blocks.len(), || {
+            shell::decode_into(std::hint::black_box(&codes), &mut out);
+        });
+        eprintln!("round {round} decode: min {min:.1} p10 {p10:.1} median {median:.1} ns/code");
     }
 }

@@ -83,16 +83,26 @@
 //! largest leader value (rearrangement inequality) and takes the signs of
 //! `x`; for an all-odd leader whose sign parity is then wrong, one sign
 //! must flip, and the cheapest is the one of the smallest `|x_i| · p_i`,
-//! which is the smallest `|x_i|`. So a block costs one sort of `|x|` and
-//! 415 dot products of 8 terms. Ties (equal `|x_i|`, equal leader scores)
-//! are broken by coordinate order (a stable sort: the smallest `|x_i|` is
-//! the last of the equal ones), then by the lowest leader number; zero
-//! coordinates take the `+` sign. The sums are in `f64`: exact (so the
-//! maximum is exact) when the nonzero `|x_i|` span less than a factor of
-//! 2^21, and within `f64` rounding (relative 10^-15) otherwise. With the
-//! `simd` feature on x86-64 the 415 scores are computed by the same code
-//! compiled for AVX2 (chosen at run time), which performs the same
-//! operations in the same order: the codes are the same on every backend.
+//! which is the smallest `|x_i|`. So the code is defined by one sort of
+//! `|x|` and 415 scores, dot products of 8 terms (`⟨|x| sorted, L⟩`, less
+//! `2 |x|₇ L₇` for a wrong parity). Ties (equal `|x_i|`, equal leader
+//! scores) are broken by coordinate order (a stable sort: the smallest
+//! `|x_i|` is the last of the equal ones), then by the lowest leader
+//! number; zero coordinates take the `+` sign. The scores are sums in
+//! `f64`, in coordinate order: exact (so the maximum is exact) when the
+//! nonzero `|x_i|` span less than a factor of 2^21, and within `f64`
+//! rounding (relative 10^-15) otherwise; the code is that of the first
+//! leader of the largest of these `f64` scores.
+//!
+//! The encoder (`shell_encoder.rs`) finds that leader without computing
+//! all 415 `f64` scores: integer scores of the magnitudes rounded to 15
+//! bits (AVX2 with the `simd` feature on x86-64, chosen at run time; exact
+//! `f32` arithmetic otherwise) single out the few leaders that can be the
+//! first of the largest (a margin proven from the rounding error), and only
+//! those get the `f64` score, with the operations of the definition in
+//! their order. The codes are therefore the same on every backend, and
+//! the same as those of the first encoder, which computed all 415 scores
+//! (`hydron-core/tests/quant_shell_encoder.rs` keeps it as an oracle).
 //!
 //! The decoder ([`decode`], [`shape`]) is table-driven and allocates
 //! nothing per call: a table of the first leader of every 2^16 indices
@@ -100,7 +110,7 @@
 //! order (502,566 entries of 4 bytes for the 109 ways the leaders repeat
 //! their values, built once on the first decode) gives the arrangement;
 //! the signs are then placed bit by bit. Encoding ranks the shape
-//! directly, with at most 64 small integer steps.
+//! directly, from counts of smaller and equal values (see the encoder).
 //!
 //! ```
 //! use hydron_core::quant::shell;
@@ -586,15 +596,14 @@ pub fn encode_into_with(
         out.len(),
         "encode_into: output length differs from input"
     );
-    let (good, error) = match blocks.iter().map(crate::gf8::check_finite).position(|r| r.is_err()) {
-        Some(index) => {
-            let error = crate::gf8::check_finite(&blocks[index]).unwrap_err();
-            (index, Some(BatchError { index, error }))
-        }
-        None => (blocks.len(), None),
-    };
+    let bad = blocks.iter().enumerate().find_map(|(index, block)| {
+        crate::gf8::check_finite(block)
+            .err()
+            .map(|error| BatchError { index, error })
+    });
+    let good = bad.as_ref().map_or(blocks.len(), |e| e.index);
     shell_encoder::encode_all_with(&blocks[..good], &mut out[..good], backend);
-    error.map_or(Ok(()), Err)
+    bad.map_or(Ok(()), Err)
 }
 
 /// The shape index of the shell point nearest in direction to `x`
