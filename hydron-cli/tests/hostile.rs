@@ -8,7 +8,7 @@
 #![cfg(unix)]
 
 use std::fs::{self, File};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command as Std, Stdio};
 use std::sync::Arc;
@@ -556,8 +556,7 @@ fn parquet_through_fifos_is_streamed_and_the_fifo_stays() {
     let (code, stderr) = wait_within(child, Duration::from_secs(20));
     writer.join().unwrap();
     assert_eq!(code, Some(0), "{stderr}");
-    let names = listing(dir.path());
-    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+    assert_no_temporary_file(dir.path());
 }
 
 #[test]
@@ -583,17 +582,20 @@ fn a_directory_at_a_parquet_output_is_not_replaced() {
 fn a_closed_pipe_ends_a_parquet_output_quietly() {
     let dir = TempDir::new().unwrap();
     let input = gen(dir.path(), 200_000, "big.hyd", "fory", None);
-    let mut child = Std::new(bin())
-        .args(["convert", s(&input), "-", "--to", "parquet"])
-        .args(["--row-group-vectors", "10000", "--compression", "none"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut head = [0u8; 100];
-    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
-    // stdout is closed here, as `| head -c 100` does.
-    let (code, stderr) = wait_within(child, Duration::from_secs(30));
+    let (head, code, stderr) = head_100_then_close(
+        &[
+            "convert",
+            s(&input),
+            "-",
+            "--to",
+            "parquet",
+            "--row-group-vectors",
+            "10000",
+            "--compression",
+            "none",
+        ],
+        Duration::from_secs(30),
+    );
     assert_eq!(code, Some(141), "{stderr}");
     assert_eq!(stderr, "", "no error spam");
     assert!(head.starts_with(b"PAR1"));

@@ -7,7 +7,7 @@
 #![cfg(unix)]
 
 use std::fs::{self, File};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
 use std::process::{Command as Std, Stdio};
 use std::thread;
@@ -47,8 +47,7 @@ fn devices_and_fifos_at_the_output_are_written_not_replaced() {
         .assert()
         .success();
     assert!(fs::metadata(&dev).unwrap().file_type().is_char_device());
-    let names = listing(dir.path());
-    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+    assert_no_temporary_file(dir.path());
 }
 
 #[test]
@@ -121,16 +120,10 @@ fn an_open_descriptor_as_output_holds_exactly_the_new_data() {
 fn a_closed_pipe_ends_quietly() {
     let dir = TempDir::new().unwrap();
     let input = gen(dir.path(), 200_000, "big.hyd", "fory", None);
-    let mut child = Std::new(bin())
-        .args(["convert", s(&input), "-", "--to", "jsonl"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut head = [0u8; 100];
-    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
-    // stdout is closed here, as `| head -c 100` does.
-    let (code, stderr) = wait_within(child, Duration::from_secs(20));
+    let (head, code, stderr) = head_100_then_close(
+        &["convert", s(&input), "-", "--to", "jsonl"],
+        Duration::from_secs(20),
+    );
     assert_eq!(code, Some(141));
     assert_eq!(stderr, "", "no error spam");
     assert!(head.starts_with(br#"{"format":"hydron-gf8-jsonl""#));

@@ -41,22 +41,27 @@ fn under_limit(kib: u64, args: &[&Path]) -> Output {
     output
 }
 
-/// A pyarrow file of 4 vectors whose `vector` group claims 2^31 - 1
-/// children: the parquet crate reserved 16 GiB for them before reading
-/// one, and the tool died of SIGABRT under 2 GiB.
-#[test]
-fn a_schema_claiming_2_pow_31_children_is_a_typed_error_under_a_2_gib_limit() {
-    let bomb = regression("parquet_decode-num-children-2-pow-31-minus-1");
-    let validate = Path::new("validate");
-    let output = under_limit(2 << 20, &[validate, &bomb]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    // Exit 5: a file that is damaged (a malformed footer).
+/// The standard error of `hydron validate path` under a 2 GiB `ulimit -v`,
+/// which must end in exit 5 (a damaged file: a malformed footer).
+fn validate_damaged_under_2_gib(path: &Path) -> String {
+    let output = under_limit(2 << 20, &[Path::new("validate"), path]);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert_eq!(
         output.status.code(),
         Some(5),
         "{:?}\n{stderr}",
         output.status
     );
+    stderr
+}
+
+/// A pyarrow file of 4 vectors whose `vector` group claims 2^31 - 1
+/// children: the parquet crate reserved 16 GiB for them before reading
+/// one, and the tool died of SIGABRT under 2 GiB.
+#[test]
+fn a_schema_claiming_2_pow_31_children_is_a_typed_error_under_a_2_gib_limit() {
+    let bomb = regression("parquet_decode-num-children-2-pow-31-minus-1");
+    let stderr = validate_damaged_under_2_gib(&bomb);
     assert!(
         stderr.contains(
             "Parquet: malformed footer: the file metadata is malformed: schema element 1 \
@@ -105,14 +110,7 @@ fn a_schema_nested_200_000_deep_is_a_typed_error_not_a_stack_overflow() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("deep.parquet");
     std::fs::write(&path, nested_schema_file(200_000)).unwrap();
-    let output = under_limit(2 << 20, &[Path::new("validate"), &path]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(
-        output.status.code(),
-        Some(5),
-        "{:?}\n{stderr}",
-        output.status
-    );
+    let stderr = validate_damaged_under_2_gib(&path);
     assert!(
         stderr.contains(
             "malformed footer: the file metadata is malformed: the schema is nested more \

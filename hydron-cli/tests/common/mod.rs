@@ -43,6 +43,12 @@ pub fn listing(dir: &Path) -> Vec<String> {
     names
 }
 
+/// Asserts that no temporary output file (`*.tmp`) is left in `dir`.
+pub fn assert_no_temporary_file(dir: &Path) {
+    let names = listing(dir);
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+}
+
 /// The precondition rule, hydron-core's (one file for the workspace's
 /// tests): `if !precondition(holds, "what is missing") { return; }`.
 #[path = "../../../hydron-core/tests/common/precondition.rs"]
@@ -144,6 +150,23 @@ pub fn container(dir: &Path, name: &str, vectors: &[Gf8], format: Format, chunk:
     w.write(vectors).unwrap();
     w.finish().unwrap();
     path
+}
+
+/// Runs `hydron ARGS` (which write to standard output), reads the first
+/// 100 bytes of its output and closes the pipe, as `| head -c 100` does;
+/// returns those bytes, and the exit code and standard error of a command
+/// that must end within `limit`.
+pub fn head_100_then_close(args: &[&str], limit: Duration) -> ([u8; 100], Option<i32>, String) {
+    let mut child = Std::new(bin())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    let (code, stderr) = wait_within(child, limit);
+    (head, code, stderr)
 }
 
 pub fn spawn(args: &[&str]) -> Child {
