@@ -11,7 +11,7 @@ mod common;
 
 use common::SplitMix64;
 use hydron_core::batch::{self, Backend};
-use hydron_core::quant::shell;
+use hydron_core::quant::{shell, LatticeQuantizer};
 
 // ---------------------------------------------------------------- oracle
 
@@ -70,6 +70,77 @@ fn wrong_parity(k: usize, negatives: u32) -> bool {
     }
     let half_sum: u32 = l.iter().map(|&v| u32::from(v)).sum::<u32>() / 2;
     (negatives + half_sum) % 2 == 1
+}
+
+/// The original decoder, from the format's definition: the leader of the
+/// shape index by the leaders' ranges, the arrangement of its rank by
+/// counting arrangements (smaller values first), the free signs on the
+/// nonzero coordinates in order (coordinates 0–6 of an all-odd leader,
+/// whose coordinate 7 takes the sign that makes the parity right), then
+/// `f32::from(p_i) · (GAIN_LEVELS[g] / 28)`.
+fn decode_oracle(code: u32) -> [f32; 8] {
+    let index = code & ((1 << shell::SHAPE_BITS) - 1);
+    if index >= shell::SHAPES {
+        return [0.0; 8];
+    }
+    let k = (0..shell::LEADERS)
+        .rfind(|&k| shell::leader_range(k).0 <= index)
+        .unwrap();
+    let leader = shell::leader(k);
+    let odd = leader[0] % 2 == 1;
+    let free = if odd {
+        7
+    } else {
+        leader.iter().filter(|&&v| v != 0).count()
+    };
+    let local = index - shell::leader_range(k).0;
+    let mut rank = u64::from(local >> free);
+    let mut signs = local & ((1 << free) - 1);
+    // Unrank: at each position, the smallest value whose arrangements of
+    // the rest reach past the rank.
+    let mut left: Vec<u8> = leader.to_vec();
+    left.sort_unstable();
+    let arrangements = |rest: &[u8]| -> u64 {
+        let mut n: u64 = (1..=rest.len() as u64).product();
+        let mut i = 0;
+        while i < rest.len() {
+            let run = rest[i..].iter().take_while(|&&v| v == rest[i]).count();
+            n /= (1..=run as u64).product::<u64>();
+            i += run;
+        }
+        n
+    };
+    let mut p = [0i8; 8];
+    for slot in &mut p {
+        let mut values = left.clone();
+        values.dedup();
+        for v in values {
+            let mut rest = left.clone();
+            rest.remove(rest.iter().position(|&w| w == v).unwrap());
+            let count = arrangements(&rest);
+            if rank < count {
+                *slot = v as i8;
+                left = rest;
+                break;
+            }
+            rank -= count;
+        }
+    }
+    let mut negatives = 0;
+    for v in p.iter_mut().take(if odd { 7 } else { 8 }) {
+        if *v != 0 {
+            if signs & 1 == 1 {
+                *v = -*v;
+                negatives += 1;
+            }
+            signs >>= 1;
+        }
+    }
+    if odd && wrong_parity(k, negatives) {
+        p[7] = -p[7];
+    }
+    let factor = shell::GAIN_LEVELS[(code >> shell::SHAPE_BITS) as usize] / 28.0;
+    p.map(|v| f32::from(v) * factor)
 }
 
 // ---------------------------------------------------------------- blocks
@@ -308,6 +379,53 @@ fn encoder_matches_the_oracle() {
     }
 }
 
+/// The decoder gives the oracle's blocks, bit for bit: the first, second,
+/// last and a random index of every leader, random codes, and codes that
+/// name no point, with every gain.
+#[test]
+fn decoder_matches_the_oracle() {
+    let mut rng = SplitMix64(0x5EED_0E03);
+    let mut indices = vec![];
+    for k in 0..shell::LEADERS {
+        let (first, count) = shell::leader_range(k);
+        let random = (rng.next_u64() % u64::from(count)) as u32;
+        indices.extend([
+            first,
+            first + 1.min(count - 1),
+            first + count - 1,
+            first + random,
+        ]);
+    }
+    indices.extend((0..20_000).map(|_| (rng.next_u64() % u64::from(shell::SHAPES)) as u32));
+    indices.extend([
+        shell::SHAPES,
+        shell::SHAPES + 1,
+        (1 << shell::SHAPE_BITS) - 1,
+    ]);
+    let codes: Vec<u32> = indices
+        .iter()
+        .map(|&i| i | ((rng.next_u64() % 16) as u32) << shell::SHAPE_BITS)
+        .collect();
+    let mut out = vec![[0.0f32; 8]; codes.len()];
+    shell::decode_into(&codes, &mut out);
+    for (&code, y) in codes.iter().zip(&out) {
+        let want = decode_oracle(code).map(f32::to_bits);
+        assert_eq!(shell::decode(code).map(f32::to_bits), want, "{code:#x}");
+        assert_eq!(y.map(f32::to_bits), want, "{code:#x}");
+        let index = code & ((1 << shell::SHAPE_BITS) - 1);
+        if let Some(p) = shell::shape(index) {
+            let factor = shell::GAIN_LEVELS[(code >> shell::SHAPE_BITS) as usize] / 28.0;
+            assert_eq!(
+                p.map(|v| (f32::from(v) * factor).to_bits()),
+                want,
+                "{code:#x}"
+            );
+        } else {
+            assert_eq!(want, [0; 8]);
+        }
+    }
+}
+
 /// Nanoseconds per block of one call of `f`: the least, the tenth
 /// percentile and the median of `rounds`.
 fn ns_per_block(rounds: usize, blocks: usize, mut f: impl FnMut()) -> [f64; 3] {
@@ -364,5 +482,34 @@ fn decode_timing() {
             shell::decode_into(std::hint::black_box(&codes), &mut out);
         });
         eprintln!("round {round} decode: min {min:.1} p10 {p10:.1} median {median:.1} ns/code");
+    }
+}
+
+/// µs per 384-dimensional Gaussian vector of `LatticeQuantizer` at 4 bits
+/// (rotated, per-vector scale), encode and decode into buffers made once
+/// (`--release -- --ignored --nocapture`).
+#[test]
+#[ignore = "timing: run by hand in a release build"]
+fn quantizer_timing() {
+    let (dim, n) = (384, 1024);
+    let q = LatticeQuantizer::new(dim, 4, 0).unwrap();
+    let mut rng = SplitMix64(0x5EED_7779);
+    let x: Vec<f32> = (0..n * dim / 8).flat_map(|_| rng.gaussian8()).collect();
+    let codes = q.encode(&x).unwrap();
+    let (mut bytes, mut scales) = (codes.codes.clone(), codes.scales.clone());
+    let mut y = vec![0.0f32; n * dim];
+    for round in 0..3 {
+        let [min, p10, median] = ns_per_block(21, n, || {
+            q.encode_into(std::hint::black_box(&x), &mut bytes, &mut scales)
+                .unwrap();
+        })
+        .map(|ns| ns / 1000.0);
+        eprintln!("round {round} encode: min {min:.2} p10 {p10:.2} median {median:.2} us/vector");
+        let [min, p10, median] = ns_per_block(21, n, || {
+            q.decode_into(std::hint::black_box(&bytes), &scales, &mut y)
+                .unwrap();
+        })
+        .map(|ns| ns / 1000.0);
+        eprintln!("round {round} decode: min {min:.2} p10 {p10:.2} median {median:.2} us/vector");
     }
 }
