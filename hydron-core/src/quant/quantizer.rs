@@ -572,15 +572,7 @@ impl LatticeQuantizer {
     #[inline(always)]
     fn decode_f64(&self, code: &[u8], scale: f64, work: &mut [f64], y: &mut [f32]) {
         if self.bits == 4 {
-            for (w, bytes) in work
-                .chunks_exact_mut(8)
-                .zip(code.chunks_exact(self.block_bytes()))
-            {
-                let c = shell::decode(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
-                for (a, &v) in w.iter_mut().zip(&c) {
-                    *a = f64::from(v) * scale;
-                }
-            }
+            shell::decode_scaled_into(code, scale, work);
         } else {
             for (w, bytes) in work
                 .as_chunks_mut::<8>()

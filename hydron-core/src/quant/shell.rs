@@ -260,15 +260,106 @@ static CHUNK_LEADER: [u16; CHUNKS] = {
     out
 };
 
-/// The leader of shape index `index` (below [`SHAPES`]): the last whose
-/// offset is at most `index`, found from its chunk's first leader.
-#[inline(always)]
-fn leader_of(index: u32) -> usize {
-    let mut k = usize::from(CHUNK_LEADER[(index >> 16) as usize]);
-    while k + 1 < LEADER_COUNT && TABLE[k + 1].offset <= index {
+/// Every leader's first shape index, then `u32::MAX` three times, for
+/// [`leader_of`].
+static OFFSETS: [u32; LEADER_COUNT + 3] = {
+    let mut out = [u32::MAX; LEADER_COUNT + 3];
+    let mut k = 0;
+    while k < LEADER_COUNT {
+        out[k] = TABLE[k].offset;
         k += 1;
     }
-    k
+    // At most three leaders start after a chunk's first leader inside the
+    // chunk (checked here), so `leader_of` looks at three offsets.
+    let mut c = 0;
+    while c < CHUNKS {
+        let first = CHUNK_LEADER[c] as usize;
+        let end = ((c as u64 + 1) << 16) - 1;
+        let mut k = first;
+        while k + 1 < LEADER_COUNT && (TABLE[k + 1].offset as u64) <= end {
+            k += 1;
+        }
+        assert!(k - first <= 3, "at most three leaders start inside a chunk");
+        c += 1;
+    }
+    out
+};
+
+/// The leader of shape index `index` (below [`SHAPES`]): the last whose
+/// offset is at most `index`, from its chunk's first leader and the (at
+/// most three) leaders that start after it in the chunk, without branches.
+#[inline(always)]
+fn leader_of(index: u32) -> usize {
+    let k = usize::from(CHUNK_LEADER[(index >> 16) as usize]);
+    k + usize::from(OFFSETS[k + 1] <= index)
+        + usize::from(OFFSETS[k + 2] <= index)
+        + usize::from(OFFSETS[k + 3] <= index)
+}
+
+/// The leaders' distinct values, ascending, as `f32` (the decoder's
+/// table; unused places 0).
+static VALUES: [[f32; 8]; LEADER_COUNT] = {
+    let mut out = [[0.0; 8]; LEADER_COUNT];
+    let mut k = 0;
+    while k < LEADER_COUNT {
+        let mut d = 0;
+        while d < 8 {
+            out[k][d] = TABLE[k].values[d] as f32;
+            d += 1;
+        }
+        k += 1;
+    }
+    out
+};
+
+/// The entry of the arrangement table holding shape index `index`'s
+/// arrangement (`index` below [`SHAPES`]).
+#[inline(always)]
+fn entry(index: u32) -> usize {
+    let k = leader_of(index);
+    let l = &TABLE[k];
+    (arrangements().base[k] + ((index - l.offset) >> l.free)) as usize
+}
+
+/// Shape index `index` (below [`SHAPES`]) taken apart, given its
+/// `arrangement` (the table's entry [`entry`]: bits `3i … 3i+2` hold the
+/// index of coordinate `i`'s value among the leader's distinct values,
+/// ascending): its leader and its negative coordinates (bit `i`). The free
+/// signs go, in order, to the nonzero coordinates (0–6 for an all-odd
+/// leader, whose coordinate 7 takes the sign that makes the parity right);
+/// no branch depends on the index.
+#[inline(always)]
+fn signs_of(index: u32, arrangement: u32) -> (usize, u32) {
+    let k = leader_of(index);
+    let l = &TABLE[k];
+    let mut signs = (index - l.offset) & ((1 << l.free) - 1);
+    // A coordinate is zero when its value index is 0 and the leader's
+    // smallest value is 0.
+    let has_zero = u32::from(l.values[0] == 0);
+    let odd = u32::from(l.parity != 2);
+    let mut negative = 0u32;
+    for i in 0..8 {
+        let nonzero = u32::from(arrangement >> (3 * i) & 7 != 0) | (has_zero ^ 1);
+        let free = nonzero & (u32::from(i < 7) | (odd ^ 1));
+        negative |= (signs & free) << i;
+        signs >>= free;
+    }
+    let wrong = (negative.count_ones() + u32::from(l.parity)) & odd;
+    (k, negative | wrong << 7)
+}
+
+/// The block of `code` whose shape index is below [`SHAPES`], given the
+/// shape's arrangement.
+#[inline(always)]
+fn decode_arranged(code: u32, arrangement: u32) -> [f32; 8] {
+    let (k, negative) = signs_of(code & ((1 << SHAPE_BITS) - 1), arrangement);
+    let f = GAIN_FACTORS[(code >> SHAPE_BITS) as usize];
+    let values = &VALUES[k];
+    // `f32::from(±v) · f` is `±(v · f)`: the sign bit set afterwards.
+    core::array::from_fn(|i| {
+        let y = values[(arrangement >> (3 * i) & 7) as usize] * f;
+        f32::from_bits(y.to_bits() ^ (negative >> i & 1) << 31)
+    })
 }
 
 /// `⌈2^32 / n⌉` for `n = 1 … 8` (index `n`).
@@ -367,31 +458,17 @@ pub fn shape(index: u32) -> Option<[i8; 8]> {
     if index >= SHAPES {
         return None;
     }
-    let k = leader_of(index);
-    let l = &TABLE[k];
-    let local = index - l.offset;
-    let rank = local >> l.free;
-    let mut signs = local & ((1 << l.free) - 1);
-    let table = arrangements();
-    let arrangement = table.packed[(table.base[k] + rank) as usize];
-    let mut p = [0i8; 8];
-    for (i, slot) in p.iter_mut().enumerate() {
-        *slot = l.values[(arrangement >> (3 * i) & 7) as usize] as i8;
-    }
-    // The free signs go, in order, to the nonzero coordinates (0–6 for
-    // an all-odd leader, whose coordinate 7 gets the parity's sign).
-    let mut negatives = 0u32;
-    let free_coordinates = if l.parity == 2 { 8 } else { 7 };
-    for v in p.iter_mut().take(free_coordinates) {
-        let nonzero = u32::from(*v != 0);
-        let negative = signs & nonzero;
-        *v = if negative == 1 { -*v } else { *v };
-        negatives += negative;
-        signs >>= nonzero;
-    }
-    if l.parity != 2 && (negatives + u32::from(l.parity)) & 1 == 1 {
-        p[7] = -p[7];
-    }
+    let arrangement = arrangements().packed[entry(index)];
+    let (k, negative) = signs_of(index, arrangement);
+    let values = &TABLE[k].values;
+    let p = core::array::from_fn(|i| {
+        let v = values[(arrangement >> (3 * i) & 7) as usize] as i8;
+        if negative >> i & 1 == 1 {
+            -v
+        } else {
+            v
+        }
+    });
     Some(p)
 }
 
@@ -474,14 +551,15 @@ fn rank_in(k: usize, p: &[i8; 8]) -> u32 {
 #[must_use]
 #[inline]
 pub fn decode(code: u32) -> [f32; 8] {
-    match shape(code & ((1 << SHAPE_BITS) - 1)) {
-        Some(p) => {
-            let f = GAIN_FACTORS[(code >> SHAPE_BITS) as usize];
-            p.map(|v| f32::from(v) * f)
-        }
-        None => [0.0; 8],
+    let index = code & ((1 << SHAPE_BITS) - 1);
+    if index >= SHAPES {
+        return [0.0; 8];
     }
+    decode_arranged(code, arrangements().packed[entry(index)])
 }
+
+/// Codes per batch of [`decode_into`].
+const DECODE_BATCH: usize = 32;
 
 /// Decodes every code of `codes` into `out`.
 ///
@@ -501,8 +579,66 @@ pub fn decode_into(codes: &[u32], out: &mut [[f32; 8]]) {
         out.len(),
         "decode_into: output length differs from input"
     );
-    for (code, slot) in codes.iter().zip(out) {
-        *slot = decode(*code);
+    decode_batches(codes.iter().copied(), out.iter_mut(), |slot, block| {
+        *slot = block;
+    });
+}
+
+/// Decodes the codes of `bytes` (little-endian, four bytes a code) into
+/// `out`, eight coordinates a code, each `f64::from(y_i) · scale` for the
+/// block `y` of [`decode`]: the quantizer's 4-bit decoder.
+///
+/// # Panics
+/// When `out` does not hold eight numbers for every four bytes.
+pub(crate) fn decode_scaled_into(bytes: &[u8], scale: f64, out: &mut [f64]) {
+    assert_eq!(bytes.len() * 2, out.len(), "decode: output length differs");
+    let codes = bytes
+        .as_chunks::<4>()
+        .0
+        .iter()
+        .map(|b| u32::from_le_bytes(*b));
+    decode_batches(codes, out.as_chunks_mut::<8>().0.iter_mut(), |w, block| {
+        for (a, &v) in w.iter_mut().zip(&block) {
+            *a = f64::from(v) * scale;
+        }
+    });
+}
+
+/// [`decode`] of every code of `codes`, given to `emit` with its slot of
+/// `slots`: first the arrangements of a batch of codes (the table is 2 MB,
+/// so these are loads that miss the cache, issued together), then the
+/// blocks.
+#[inline(always)]
+fn decode_batches<'a, T: 'a>(
+    codes: impl Iterator<Item = u32>,
+    slots: impl Iterator<Item = &'a mut T>,
+    mut emit: impl FnMut(&'a mut T, [f32; 8]),
+) {
+    let packed = &arrangements().packed;
+    let mut batch = [(0u32, 0u32); DECODE_BATCH];
+    let mut codes = codes.peekable();
+    let mut slots = slots;
+    while codes.peek().is_some() {
+        let mut n = 0;
+        // The batch first: `zip` takes from its first iterator first.
+        for ((c, a), code) in batch.iter_mut().zip(codes.by_ref()) {
+            let index = code & ((1 << SHAPE_BITS) - 1);
+            *c = code;
+            *a = if index < SHAPES {
+                packed[entry(index)]
+            } else {
+                0
+            };
+            n += 1;
+        }
+        for (&(code, a), slot) in batch[..n].iter().zip(slots.by_ref()) {
+            let block = if is_valid(code) {
+                decode_arranged(code, a)
+            } else {
+                [0.0; 8]
+            };
+            emit(slot, block);
+        }
     }
 }
 
@@ -626,4 +762,39 @@ pub fn encode_into_with(
 pub fn encode_shape(x: &[f32; 8]) -> Result<u32, Gf8Error> {
     crate::gf8::check_finite(x)?;
     Ok(shell_encoder::shape_finite(x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `decode_scaled_into` is `f64::from(decode(code)_i) · scale`, bit for
+    /// bit, for counts around the batch size and codes that name no point.
+    #[test]
+    fn scaled_decode_is_decode_times_the_scale() {
+        let mut state = 0x5EED_0D0Du32;
+        for n in [0, 1, DECODE_BATCH - 1, DECODE_BATCH, DECODE_BATCH + 1, 100] {
+            let codes: Vec<u32> = (0..n)
+                .map(|i| {
+                    state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    if i % 7 == 3 {
+                        state | 0x0FFF_FFFF
+                    } else {
+                        state
+                    }
+                })
+                .collect();
+            let bytes: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
+            let mut out = vec![f64::NAN; 8 * n];
+            decode_scaled_into(&bytes, 0.37, &mut out);
+            for (code, w) in codes.iter().zip(out.chunks_exact(8)) {
+                let want = decode(*code).map(|v| (f64::from(v) * 0.37).to_bits());
+                assert_eq!(
+                    w.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    want,
+                    "{code:#x}"
+                );
+            }
+        }
+    }
 }
