@@ -515,7 +515,7 @@ pub fn encode_into_with(
 /// The codes of finite blocks: [`LANES`](super::e8p_batch::LANES) at a
 /// time through the batch kernel, and one at a time for the lanes it
 /// leaves undecided and for the tail.
-#[inline]
+#[inline(always)]
 pub(crate) fn encode_finite_into(kernel: Kernel, blocks: &[[f32; 8]], out: &mut [u16]) {
     use super::e8p_batch::LANES;
     let whole = blocks.len() / LANES * LANES;
@@ -523,7 +523,10 @@ pub(crate) fn encode_finite_into(kernel: Kernel, blocks: &[[f32; 8]], out: &mut 
         .chunks_exact(LANES)
         .zip(out[..whole].chunks_exact_mut(LANES))
     {
-        let in_range = core::array::from_fn(|l| in_exact_range(&group[l]));
+        let mut in_range = [false; LANES];
+        for l in 0..LANES {
+            in_range[l] = in_exact_range(&group[l]);
+        }
         let codes = kernel.encode_lanes(group, &in_range);
         for (l, slot) in slots.iter_mut().enumerate() {
             *slot = match codes[l] {
@@ -612,24 +615,31 @@ impl Kernel {
 /// conditions. A multiple of `g/4` of magnitude at most `2^53 · g/4` is an
 /// `f64`, so no operation rounds.
 #[must_use]
-#[inline]
+#[inline(always)]
 pub(crate) fn in_exact_range(x: &[f32; 8]) -> bool {
-    let mut e_max = i32::MIN;
-    let mut e_min = i32::MAX;
-    for v in x {
-        let bits = v.to_bits() & 0x7FFF_FFFF;
-        if bits == 0 {
-            continue;
-        }
-        let biased = (bits >> 23) as i32;
-        if biased == 0 {
-            return false; // subnormal
-        }
-        let e = biased - 127;
-        e_max = e_max.max(e);
-        e_min = e_min.min(e);
+    // Biased exponents (1..=254 for normal numbers, 0 for zeros and
+    // subnormals), without a branch: a zero counts as 255 for the
+    // minimum, so the minimum is 255 only when all are zero, and a
+    // subnormal makes it 0, which fails `e_min ≥ −22`.
+    // Lane-wise, then halved three times (so that it becomes vector code).
+    let mut high = [0u32; 8];
+    let mut low = [0u32; 8];
+    for i in 0..8 {
+        let bits = x[i].to_bits() & 0x7FFF_FFFF;
+        high[i] = bits >> 23;
+        low[i] = if bits == 0 { 255 } else { bits >> 23 };
     }
-    e_max == i32::MIN || (e_min >= -22 && e_max <= e_min + 21 && e_max <= 40)
+    let mut n = 4;
+    while n > 0 {
+        for i in 0..n {
+            high[i] = high[i].max(high[i + n]);
+            low[i] = low[i].min(low[i + n]);
+        }
+        n /= 2;
+    }
+    let (biased_max, biased_min) = (high[0], low[0]);
+    biased_min == 255
+        || (biased_min >= 127 - 22 && biased_max <= biased_min + 21 && biased_max <= 127 + 40)
 }
 
 /// The two shifts, in code order (bit 15 = 0, then 1).
@@ -958,6 +968,53 @@ mod tests {
                 let expected = decode(code).map(|v| v * scale);
                 assert_eq!(decode_scaled32(code, scale), expected, "code {code:#06x}");
             }
+        }
+    }
+
+    /// [`in_exact_range`] as its docs state it, one coordinate at a time.
+    fn in_exact_range_by_exponents(x: &[f32; 8]) -> bool {
+        let mut e_max = i32::MIN;
+        let mut e_min = i32::MAX;
+        for v in x {
+            let bits = v.to_bits() & 0x7FFF_FFFF;
+            if bits == 0 {
+                continue;
+            }
+            let biased = (bits >> 23) as i32;
+            if biased == 0 {
+                return false; // subnormal
+            }
+            e_max = e_max.max(biased - 127);
+            e_min = e_min.min(biased - 127);
+        }
+        e_max == i32::MIN || (e_min >= -22 && e_max <= e_min + 21 && e_max <= 40)
+    }
+
+    /// The branch-free test is the rule of its docs, on blocks mixing
+    /// zeros, subnormals and every exponent of a finite `f32`.
+    #[test]
+    fn exact_range_is_the_exponent_rule() {
+        let mut state = 5u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as u32
+        };
+        for _ in 0..200_000 {
+            let x: [f32; 8] = core::array::from_fn(|_| {
+                let r = next();
+                let sign = r & 0x8000_0000;
+                let mantissa = next() & 0x007F_FFFF;
+                let biased = match r % 8 {
+                    0 => 0,
+                    1 => 1 + r / 8 % 254,
+                    _ => 100 + r / 8 % 70,
+                };
+                let bits = sign | biased << 23 | if r % 16 == 8 { 0 } else { mantissa };
+                f32::from_bits(bits)
+            });
+            assert_eq!(in_exact_range(&x), in_exact_range_by_exponents(&x), "{x:?}");
         }
     }
 

@@ -64,10 +64,20 @@ struct Shift {
     fallback: F,
     /// 1.0 where a norm-12 pattern may beat the best D8 class.
     norm12: F,
-    /// The `t` of each block in decreasing order.
-    sorted: [F; 8],
     /// Bit `i` set where `x_i − σ < 0`.
     negative: U,
+    /// Bit `i` set where `t_i` is among the five largest: the 3/2 of the
+    /// norm-12 arrangement of the bound.
+    top5: U,
+    /// The pattern of the best D8 class: its 5/2 at the largest `t` when
+    /// it has one, its 3/2 on the next `k3` (an index into
+    /// `PATTERN_INDEX`'s rows: `five · 256 + threes`).
+    d8_slot: U,
+    /// Bit `i` set where `t_i` is the smallest: the coordinate to flip
+    /// when the signs have the wrong parity.
+    last: U,
+    /// 1 where the signs of `x − σ` have an odd number of negatives.
+    odd: U,
 }
 
 /// The comparators of an optimal sorting network of 8 inputs (Knuth,
@@ -205,6 +215,42 @@ fn shift(x: &[F; 8], sigma: f64, sum_x: &F) -> Shift {
             ties[l] += u64::from(v[l] == best[l]);
         }
     }
+    // The coordinates by rank, lane-wise (the `t` are distinct wherever
+    // the lane is not handed back): the five largest, the largest, the
+    // smallest, and the `k3` after the first `k5` of the best class,
+    // between the thresholds `sorted[k5 − 1]` (excluded; none when
+    // `k5 = 0`) and `sorted[k5 + k3 − 1]` (included; none when `k3 = 0`).
+    let mut upper = splat(f64::INFINITY);
+    let mut lower = splat(f64::INFINITY);
+    let mut has_five = [0u64; LANES];
+    for l in 0..LANES {
+        let c = class[l];
+        has_five[l] = mask(c >= 5.0);
+        upper[l] = if c >= 5.0 { sorted[0][l] } else { upper[l] };
+        // k5 + k3 = c for classes 0..=4, c − 4 for 5 and 6.
+        let n = if c >= 5.0 { c - 4.0 } else { c };
+        for (r, s) in sorted.iter().take(4).enumerate() {
+            lower[l] = if n == (r + 1) as f64 { s[l] } else { lower[l] };
+        }
+    }
+    let mut top5 = [0u64; LANES];
+    let mut first = [0u64; LANES];
+    let mut last = [0u64; LANES];
+    let mut threes = [0u64; LANES];
+    for (i, ti) in t.iter().enumerate() {
+        for l in 0..LANES {
+            let v = ti[l];
+            top5[l] |= mask(v >= sorted[4][l]) & (1 << i);
+            first[l] |= mask(v >= sorted[0][l]) & i as u64;
+            last[l] |= mask(v <= sorted[7][l]) & (1 << i);
+            threes[l] |= mask((v >= lower[l]) & (v < upper[l])) & (1 << i);
+        }
+    }
+    let mut d8_slot = [0u64; LANES];
+    for l in 0..LANES {
+        let five = (has_five[l] & first[l]) | (!has_five[l] & 8);
+        d8_slot[l] = five * 256 + threes[l];
+    }
     let mut out = Shift {
         best,
         bound: splat(0.0),
@@ -212,8 +258,11 @@ fn shift(x: &[F; 8], sigma: f64, sum_x: &F) -> Shift {
         class,
         fallback: splat(0.0),
         norm12: splat(0.0),
-        sorted,
         negative,
+        top5,
+        d8_slot,
+        last,
+        odd,
     };
     for l in 0..LANES {
         let bound = half[l] + prefix[5][l] - 6.0 - loss[1][l];
@@ -259,13 +308,12 @@ pub(crate) fn encode_lanes(blocks: &[[f32; 8]], in_range: &[bool; LANES]) -> [Op
             // of the 29, beat every other norm-12 pattern strictly
             // (distinct t; a wrong parity costs each at least t_(8)), and
             // reach the bound.
-            let t = lane_t(&blocks[l], k);
-            let top = PATTERN_INDEX[8][at_least(&t, s.sorted[4][l])];
+            let top = PATTERN_INDEX[8][s.top5[l] as usize];
             if top != 0xFF {
                 totals[k] = s.bound[l] + SHIFTS[k] * sum_x[l];
                 ranked12[k] = Some(top);
             } else if let (v, Some(p)) =
-                best_norm12(&t, s.negative[l].count_ones() & 1 == 0, s.best[l])
+                best_norm12(&lane_t(&blocks[l], k), s.odd[l] == 0, s.best[l])
             {
                 totals[k] = v + SHIFTS[k] * sum_x[l];
                 searched12[k] = Some(p);
@@ -278,36 +326,24 @@ pub(crate) fn encode_lanes(blocks: &[[f32; 8]], in_range: &[bool; LANES]) -> [Op
             continue;
         }
         let s = &shifts[k];
-        let t = lane_t(&blocks[l], k);
-        let sorted = |r: usize| s.sorted[r][l];
         let (pattern, odd) = match ranked12[k] {
             Some(p) => (p, true),
             None => {
-                let (k3, k5) = CLASSES[s.class[l] as usize];
-                // rank_below(r): the coordinates of the r largest t.
-                let rank_below = |r: usize| {
-                    if r == 0 {
-                        0
-                    } else {
-                        at_least(&t, sorted(r - 1))
-                    }
-                };
-                let five = if k5 == 1 {
-                    rank_below(1).trailing_zeros() as usize
-                } else {
-                    8
-                };
-                let threes = rank_below(k5 + k3) & !rank_below(k5);
-                (PATTERN_INDEX[five][threes], k3 & 1 == 1)
+                let slot = s.d8_slot[l] as usize;
+                let (k3, _) = CLASSES[s.class[l] as usize];
+                (PATTERN_INDEX[slot / 256][slot % 256], k3 & 1 == 1)
             }
         };
         // The coordinate of rank 7, the unique cheapest to flip when the
         // signs of `x − σ` have the wrong parity: its t is the smallest and
         // its a_i ½; a 3/2 or 5/2 on a larger t costs more.
-        let last = !at_least(&t, sorted(6)) & 0xFF;
         let negative = s.negative[l] as usize;
-        let wrong = (negative.count_ones() & 1 == 1) != odd;
-        let signs = if wrong { negative ^ last } else { negative };
+        let wrong = (s.odd[l] == 1) != odd;
+        let signs = if wrong {
+            negative ^ s.last[l] as usize
+        } else {
+            negative
+        };
         out[l] = Some((u16::from(one) << 15) | (u16::from(pattern) << 7) | (signs & 0x7F) as u16);
     }
     out
@@ -317,16 +353,6 @@ pub(crate) fn encode_lanes(blocks: &[[f32; 8]], in_range: &[bool; LANES]) -> [Op
 #[inline(always)]
 fn lane_t(block: &[f32; 8], shift: usize) -> [f64; 8] {
     block.map(|v| (f64::from(v) - SHIFTS[shift]).abs())
-}
-
-/// Bit `i` set where `t_i ≥ lower`.
-#[inline(always)]
-fn at_least(t: &[f64; 8], lower: f64) -> usize {
-    let mut m = 0;
-    for (i, &v) in t.iter().enumerate() {
-        m |= usize::from(v >= lower) << i;
-    }
-    m
 }
 
 /// The norm-12 patterns in code order: the coordinates of their five 3/2

@@ -1,6 +1,8 @@
 //! [`Rotation::unrotate`] in `f32`, eight coordinates to a register: the
 //! 2-bit decoder's transform ([`LatticeQuantizer`](super::LatticeQuantizer)
-//! decodes with it when the scale allows, below).
+//! decodes with it when the scale allows, below); and [`Rotate32`],
+//! [`Rotation::rotate`] in `f32` with the same rounds, the 2-bit
+//! encoder's.
 //!
 //! The steps are the `f64` transform's ([`hadamard`](super::hadamard)): on
 //! each window, last window first, the butterfly rounds `h = 1, 2, 4, …`,
@@ -90,6 +92,112 @@ impl Unrotate32 {
         for (start, post) in &self.steps {
             transform(&mut v[*start..*start + self.regs], post, in_reg);
         }
+    }
+}
+
+/// [`Rotation::rotate`] in `f32` with a factor folded in, onto whole
+/// blocks: the 2-bit encoder's transform (module docs of
+/// [`hadamard32`](self)). Every coordinate is first multiplied by
+/// `factor` rounded to `f32` (where the encoder divides by the scale;
+/// on the first window, which starts at 0, by `±factor`, the sign and
+/// the factor in one product); then on each window, first window first,
+/// each coordinate times its sign (done already on the first), the
+/// butterfly rounds, then times `1/√P` rounded to `f32`. So the
+/// result is `factor ·` the `f64` rotation, to within `f32` rounding.
+///
+/// Range: after the first step every value is at most
+/// `A = |factor| max|x_i| (1 + 2⁻²⁴)`, and every later one at most
+/// `d^{3/2} A (1 + 2⁻²⁰)` (as for [`Unrotate32`]), so nothing overflows
+/// when `|factor| max|x_i| ≤ f32::MAX / (4 d²)`; [`Rotate32::rotate_scaled`]
+/// checks that (and that `factor` is within `2^±100`, a normal `f32` well
+/// inside the range) and otherwise leaves the vector to the `f64` path.
+#[derive(Clone, Debug)]
+pub(crate) struct Rotate32 {
+    /// The rotated dimension.
+    dim: usize,
+    /// Registers per window, `P / 8`.
+    regs: usize,
+    /// Each window's first register and its `±1` signs, in the order
+    /// they are applied (the first window first).
+    steps: Vec<(usize, Vec<F8>)>,
+    /// `1/√P` rounded to `f32`, `P / 8` registers of it.
+    post: Vec<F8>,
+}
+
+impl Rotate32 {
+    /// `r` in `f32`. `r`'s dimension is a multiple of 8, so is its window
+    /// (at least 8), and so are the windows' starts.
+    pub(crate) fn new(r: &Rotation) -> Rotate32 {
+        let window = r.window();
+        debug_assert!(r.dim().is_multiple_of(8) && window.is_multiple_of(8));
+        let norm = (1.0 / (window as f64).sqrt()) as f32;
+        debug_assert!(r.windows().next().is_some_and(|(start, _)| start == 0));
+        let steps: Vec<(usize, Vec<F8>)> = r
+            .windows()
+            .map(|(start, signs)| {
+                debug_assert!(start.is_multiple_of(8));
+                let signs = signs
+                    .as_chunks::<8>()
+                    .0
+                    .iter()
+                    .map(|s| s.map(|s| s as f32))
+                    .collect();
+                (start / 8, signs)
+            })
+            .collect();
+        Rotate32 {
+            dim: r.dim(),
+            regs: window / 8,
+            steps,
+            post: vec![[norm; 8]; window / 8],
+        }
+    }
+
+    /// `factor` times the rotation of `x` (zero-padded to the rotated
+    /// dimension) into `out` (`d / 8` blocks), with `in_reg` for the
+    /// rounds inside a register ([`in_register`], or its AVX2 form, the
+    /// same bits); `false`, with `out` unspecified, when the range check
+    /// of the type's docs fails (then the caller rotates in `f64`).
+    #[inline(always)]
+    pub(crate) fn rotate_scaled(
+        &self,
+        x: &[f32],
+        factor: f64,
+        out: &mut [F8],
+        in_reg: impl Fn(F8) -> F8 + Copy,
+    ) -> bool {
+        debug_assert_eq!(out.len() * 8, self.dim);
+        let max_abs = x.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        let d = self.dim as f64;
+        let in_range = factor.abs() <= 2f64.powi(100)
+            && factor.abs() >= 2f64.powi(-100)
+            && f64::from(max_abs) * factor.abs() <= f64::from(f32::MAX) / (4.0 * d * d);
+        if !in_range {
+            return false;
+        }
+        let flat = out.as_flattened_mut();
+        flat[..x.len()].copy_from_slice(x);
+        flat[x.len()..].fill(0.0);
+        let factor = factor as f32;
+        // The coordinates past the first window (which starts at 0) take
+        // the factor now, before the second window mixes them in.
+        for r in &mut out[self.regs..] {
+            *r = r.map(|v| v * factor);
+        }
+        for (w, (start, signs)) in self.steps.iter().enumerate() {
+            let v = &mut out[*start..*start + self.regs];
+            if w == 0 {
+                for (r, s) in v.iter_mut().zip(signs) {
+                    *r = mul(*r, s.map(|s| s * factor));
+                }
+            } else {
+                for (r, s) in v.iter_mut().zip(signs) {
+                    *r = mul(*r, *s);
+                }
+            }
+            transform(v, &self.post, in_reg);
+        }
+        true
     }
 }
 
@@ -280,6 +388,48 @@ mod tests {
             for (a, b) in v.as_flattened().iter().zip(&wide) {
                 assert!((f64::from(*a) - b).abs() <= 1e-6 * norm, "dim {dim}");
             }
+        }
+    }
+
+    /// The `f32` rotation is `factor ·` the `f64` one to within `f32`
+    /// rounding, and declines what could overflow.
+    #[test]
+    fn rotate32_is_rotate_rounded() {
+        let mut state = 6u64;
+        for dim in [8, 16, 24, 56, 384, 1000] {
+            let r = Rotation::new(dim, dim as u64 + 1);
+            let f = Rotate32::new(&r);
+            let x = noise(dim - 3, &mut state);
+            for factor in [1.0, -0.37, 19.5] {
+                let mut wide: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+                wide.resize(dim, 0.0);
+                r.rotate(&mut wide);
+                let mut v = vec![[f32::NAN; 8]; dim / 8];
+                assert!(f.rotate_scaled(&x, factor, &mut v, in_register));
+                let norm = wide.iter().map(|a| a * a).sum::<f64>().sqrt() * factor.abs();
+                for (a, b) in v.as_flattened().iter().zip(&wide) {
+                    assert!(
+                        (f64::from(*a) - b * factor).abs() <= 1e-6 * norm,
+                        "dim {dim}"
+                    );
+                }
+            }
+            let mut v = vec![[0.0f32; 8]; dim / 8];
+            let limit = f64::from(f32::MAX) / (4.0 * (dim * dim) as f64);
+            // The largest `f32` within the limit, at coordinate 1.
+            let m = limit as f32;
+            let m = if f64::from(m) > limit {
+                f32::from_bits(m.to_bits() - 1)
+            } else {
+                m
+            };
+            let mut big = vec![1.0f32; dim];
+            big[1] = -m;
+            assert!(f.rotate_scaled(&big, 1.0, &mut v, in_register));
+            assert!(v.as_flattened().iter().all(|a| a.is_finite()));
+            assert!(!f.rotate_scaled(&big, 1.01, &mut v, in_register));
+            assert!(!f.rotate_scaled(&big, 2f64.powi(-101), &mut v, in_register));
+            assert!(!f.rotate_scaled(&x, 2f64.powi(101), &mut v, in_register));
         }
     }
 

@@ -3,7 +3,7 @@
 
 use super::e8p;
 use super::hadamard::Rotation;
-use super::hadamard32::{Unrotate32, F8};
+use super::hadamard32::{Rotate32, Unrotate32, F8};
 use super::shell;
 use super::QuantError;
 
@@ -309,10 +309,7 @@ impl LatticeQuantizer {
         assert_eq!(scales.len(), expected, "encode_into: wrong scales length");
         // A branch-free pass first (the exponent of a NaN or infinity is
         // all ones), then the first bad coordinate, if any.
-        let any_bad = vectors.iter().fold(0u32, |bad, v| {
-            bad | u32::from(v.to_bits() & 0x7F80_0000 == 0x7F80_0000)
-        });
-        if any_bad != 0 {
+        if any_non_finite(vectors) {
             return Err(self.first_non_finite(vectors));
         }
         self.encode_checked(vectors, codes, scales);
@@ -375,19 +372,31 @@ impl LatticeQuantizer {
             unsafe { encode_vectors_avx2(self, vectors, codes, scales) };
             return;
         }
-        self.encode_vectors(vectors, codes, scales);
+        self.encode_vectors(vectors, codes, scales, super::hadamard32::in_register);
     }
 
     /// The work of [`encode_finite`](Self::encode_finite), inlined into
-    /// each build.
+    /// each build; `in_reg`: [`hadamard32::in_register`](super::hadamard32)
+    /// or its AVX2 form (the same bits).
     #[inline(always)]
-    fn encode_vectors(&self, vectors: &[f32], codes: &mut [u8], scales: &mut [f32]) {
+    fn encode_vectors(
+        &self,
+        vectors: &[f32],
+        codes: &mut [u8],
+        scales: &mut [f32],
+        in_reg: impl Fn(F8) -> F8 + Copy,
+    ) {
         let padded = self.padded_dim();
         let mut work = vec![0.0f64; padded];
         let mut blocks = vec![[0.0f32; 8]; self.blocks];
         let mut block_codes = vec![0u16; if self.bits == 2 { self.blocks } else { 0 }];
         let mut shell_codes = vec![0u32; if self.bits == 4 { self.blocks } else { 0 }];
         let kernel = e8p::best_kernel();
+        // The 2-bit codes rotate in `f32` where the range allows.
+        let fast = match (&self.rotation, self.bits) {
+            (Some(r), 2) => Some(Rotate32::new(r)),
+            _ => None,
+        };
         let mut squares = [0.0f64; NORM_GROUP];
         for (vector, (x, out)) in vectors
             .chunks_exact(self.dim)
@@ -397,10 +406,6 @@ impl LatticeQuantizer {
             if self.scale == ScaleMode::PerVector && vector.is_multiple_of(NORM_GROUP) {
                 squares = sums_of_squares(&vectors[vector * self.dim..], self.dim);
             }
-            for (w, &v) in work.iter_mut().zip(x) {
-                *w = f64::from(v);
-            }
-            work[self.dim..].fill(0.0);
             let divisor = match self.scale {
                 ScaleMode::PerVector => {
                     let norm = squares[vector % NORM_GROUP].sqrt();
@@ -410,15 +415,29 @@ impl LatticeQuantizer {
                 }
                 ScaleMode::Unit | ScaleMode::Direction => self.unit_scale(),
             };
-            if let Some(r) = &self.rotation {
-                r.rotate(&mut work);
-            }
-            let flat = blocks.as_flattened_mut();
             if divisor == 0.0 {
-                flat.fill(0.0);
+                blocks.as_flattened_mut().fill(0.0);
+            } else if fast
+                .as_ref()
+                .is_some_and(|f| f.rotate_scaled(x, 1.0 / divisor, &mut blocks, in_reg))
+            {
+                // Rotated and scaled in `f32`.
             } else {
+                for (w, &v) in work.iter_mut().zip(x) {
+                    *w = f64::from(v);
+                }
+                work[self.dim..].fill(0.0);
+                if let Some(r) = &self.rotation {
+                    r.rotate(&mut work);
+                }
+                let flat = blocks.as_flattened_mut();
+                // A multiply by the reciprocal instead of a divide: the
+                // `f64` quotient may differ in its last bit, which moves a
+                // block's `f32` only when it lies that close to a rounding
+                // boundary; the code is still the nearest to the block.
+                let inverse = 1.0 / divisor;
                 for (b, &v) in flat.iter_mut().zip(&work) {
-                    *b = saturate(v / divisor);
+                    *b = saturate(v * inverse);
                 }
             }
             if self.bits == 4 {
@@ -629,6 +648,17 @@ impl LatticeQuantizer {
     }
 }
 
+/// Whether any of `values` is a NaN or an infinity, without a branch per
+/// value (so that it becomes vector code): adding `2^23` to the exponent
+/// bits carries into bit 31 exactly when they are all ones.
+#[inline]
+fn any_non_finite(values: &[f32]) -> bool {
+    let carries = values.iter().fold(0u32, |bad, v| {
+        bad | ((v.to_bits() & 0x7F80_0000) + 0x0080_0000)
+    });
+    carries & 0x8000_0000 != 0
+}
+
 /// Vectors whose squared norms are summed together.
 const NORM_GROUP: usize = 8;
 
@@ -697,7 +727,9 @@ fn encode_vectors_avx2(
     codes: &mut [u8],
     scales: &mut [f32],
 ) {
-    q.encode_vectors(vectors, codes, scales);
+    q.encode_vectors(vectors, codes, scales, |x| {
+        super::hadamard32_avx2::in_register_avx2(x)
+    });
 }
 
 /// [`LatticeQuantizer::decode_vectors`] compiled for AVX2.
@@ -819,6 +851,39 @@ mod tests {
         }
     }
 
+    /// Vectors the `f32` rotation cannot take without overflow (huge
+    /// coordinates in unit mode) are rotated in `f64`: their codes are
+    /// those of the `f64` blocks, saturated.
+    #[test]
+    fn huge_unit_vectors_rotate_in_f64() {
+        let dim = 384;
+        let q = LatticeQuantizer::new(dim, 2, 4)
+            .unwrap()
+            .with_scale(ScaleMode::Unit);
+        let mut x = vectors(dim, 1, 3);
+        let max = x.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        x.iter_mut().for_each(|v| *v *= 1e36 / max);
+        let codes = q.encode(&x).unwrap();
+        let mut work: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        q.rotation().unwrap().rotate(&mut work);
+        let inverse = 1.0 / q.unit_scale();
+        let blocks: Vec<[f32; 8]> = work
+            .as_chunks::<8>()
+            .0
+            .iter()
+            .map(|b| b.map(|v| saturate(v * inverse)))
+            .collect();
+        let expected = e8p::encode_many(&blocks).unwrap();
+        let got: Vec<u16> = codes
+            .codes
+            .as_chunks::<2>()
+            .0
+            .iter()
+            .map(|b| u16::from_le_bytes(*b))
+            .collect();
+        assert_eq!(got, expected);
+    }
+
     /// The AVX2 build of the pipeline writes the baseline build's bytes,
     /// and decodes to the same bits.
     #[cfg(all(feature = "simd", target_arch = "x86_64"))]
@@ -845,7 +910,7 @@ mod tests {
             let scales_len = if mode == ScaleMode::PerVector { n } else { 0 };
             let (mut c1, mut s1) = (vec![0u8; n * q.code_size()], vec![0f32; scales_len]);
             let (mut c2, mut s2) = (c1.clone(), s1.clone());
-            q.encode_vectors(&x, &mut c1, &mut s1);
+            q.encode_vectors(&x, &mut c1, &mut s1, super::super::hadamard32::in_register);
             // SAFETY: detection found AVX2 above.
             unsafe { encode_vectors_avx2(&q, &x, &mut c2, &mut s2) };
             assert_eq!((&c1, &s1), (&c2, &s2), "dim {dim}, {bits} bits");
