@@ -104,13 +104,19 @@
 //! the same as those of the first encoder, which computed all 415 scores
 //! (`hydron-core/tests/quant_shell_encoder.rs` keeps it as an oracle).
 //!
-//! The decoder ([`decode`], [`shape`]) is table-driven and allocates
-//! nothing per call: a table of the first leader of every 2^16 indices
-//! finds the leader, and a table of every leader's arrangements in rank
-//! order (502,566 entries of 4 bytes for the 109 ways the leaders repeat
-//! their values, built once on the first decode) gives the arrangement;
-//! the signs are then placed bit by bit. Encoding ranks the shape
-//! directly, from counts of smaller and equal values (see the encoder).
+//! The decoder ([`decode`], [`shape`]) is table-driven, allocates nothing
+//! per call and has no branch that depends on the code: a table of the
+//! first leader of every 2^16 indices and three comparisons find the
+//! leader (at most three leaders start inside a chunk), a table of every
+//! leader's arrangements in rank order (502,566 entries of 4 bytes for the
+//! 109 ways the leaders repeat their values, built once on the first
+//! decode) gives the arrangement, and the signs are placed on the free
+//! coordinates with masks; each coordinate is the leader's value times the
+//! gain factor, its sign bit set afterwards (the same bits as
+//! `f32::from(p_i) · factor`). [`decode_into`] loads the arrangements of 32
+//! codes before it builds their blocks, so that the table's cache misses
+//! overlap. Encoding ranks the shape directly, from counts of smaller and
+//! equal values (see the encoder).
 //!
 //! ```
 //! use hydron_core::quant::shell;
@@ -332,21 +338,52 @@ fn entry(index: u32) -> usize {
 fn signs_of(index: u32, arrangement: u32) -> (usize, u32) {
     let k = leader_of(index);
     let l = &TABLE[k];
-    let mut signs = (index - l.offset) & ((1 << l.free) - 1);
+    let signs = (index - l.offset) & ((1 << l.free) - 1);
     // A coordinate is zero when its value index is 0 and the leader's
-    // smallest value is 0.
-    let has_zero = u32::from(l.values[0] == 0);
-    let odd = u32::from(l.parity != 2);
-    let mut negative = 0u32;
+    // smallest value is 0; all-odd leaders have no zero, and coordinate 7
+    // is not free.
+    let any = arrangement | arrangement >> 1 | arrangement >> 2;
+    let mut valued = 0u32;
     for i in 0..8 {
-        let nonzero = u32::from(arrangement >> (3 * i) & 7 != 0) | (has_zero ^ 1);
-        let free = nonzero & (u32::from(i < 7) | (odd ^ 1));
-        negative |= (signs & free) << i;
-        signs >>= free;
+        valued |= (any >> (3 * i) & 1) << i;
     }
+    let odd = u32::from(l.parity != 2);
+    let has_zero = u32::from(l.values[0] == 0);
+    let free = (valued | (0xFF * (has_zero ^ 1))) & (0xFF >> odd);
+    // The free signs, in order, onto the free coordinates, a nibble at a
+    // time.
+    let low = DEPOSIT[(free & 15) as usize][(signs & 15) as usize];
+    let rest = signs >> (free & 15).count_ones();
+    let high = DEPOSIT[(free >> 4) as usize][(rest & 15) as usize];
+    let negative = u32::from(low) | u32::from(high) << 4;
     let wrong = (negative.count_ones() + u32::from(l.parity)) & odd;
     (k, negative | wrong << 7)
 }
+
+/// `DEPOSIT[m][s]`: the low bits of `s`, in order, on the set bits of the
+/// nibble `m` (bit `j` of `s` to the `j`-th set bit of `m`).
+static DEPOSIT: [[u8; 16]; 16] = {
+    let mut out = [[0u8; 16]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut s = 0;
+        while s < 16 {
+            let (mut bit, mut v) = (0, 0u8);
+            let mut i = 0;
+            while i < 4 {
+                if m >> i & 1 == 1 {
+                    v |= ((s >> bit & 1) as u8) << i;
+                    bit += 1;
+                }
+                i += 1;
+            }
+            out[m][s] = v;
+            s += 1;
+        }
+        m += 1;
+    }
+    out
+};
 
 /// The block of `code` whose shape index is below [`SHAPES`], given the
 /// shape's arrangement.
