@@ -8,8 +8,11 @@
 //!   come from a few lane-wise operations;
 //! - the seven D8 class values and the norm-12 bound of `best_by_sorting`
 //!   from those, and the best class;
-//! - then, for each block, which coordinates hold the 5/2 and the 3/2 of
-//!   the best class: those whose `t` lies between two of the sorted values.
+//! - then the better shift of each block by its best D8 class, and on it
+//!   which coordinates hold the 5/2 and the 3/2 of that class (those whose
+//!   `t` lies between two of the sorted values) and which one to flip,
+//!   lane-wise too: the code of every block where no norm-12 pattern can
+//!   win, which is most of them; the others are finished one at a time.
 //!
 //! A lane is handed back to the one-block encoder (`None` for its code)
 //! when anything the shortcut does not decide happens in it: tied `t_i`,
@@ -66,16 +69,10 @@ struct Shift {
     norm12: F,
     /// Bit `i` set where `x_i − σ < 0`.
     negative: U,
-    /// Bit `i` set where `t_i` is among the five largest: the 3/2 of the
-    /// norm-12 arrangement of the bound.
-    top5: U,
-    /// The pattern of the best D8 class: its 5/2 at the largest `t` when
-    /// it has one, its 3/2 on the next `k3` (an index into
-    /// `PATTERN_INDEX`'s rows: `five · 256 + threes`).
-    d8_slot: U,
-    /// Bit `i` set where `t_i` is the smallest: the coordinate to flip
-    /// when the signs have the wrong parity.
-    last: U,
+    /// The `t_i = |x_i − σ|`.
+    t: [F; 8],
+    /// The `t` of each block in decreasing order.
+    sorted: [F; 8],
     /// 1 where the signs of `x − σ` have an odd number of negatives.
     odd: U,
 }
@@ -215,42 +212,6 @@ fn shift(x: &[F; 8], sigma: f64, sum_x: &F) -> Shift {
             ties[l] += u64::from(v[l] == best[l]);
         }
     }
-    // The coordinates by rank, lane-wise (the `t` are distinct wherever
-    // the lane is not handed back): the five largest, the largest, the
-    // smallest, and the `k3` after the first `k5` of the best class,
-    // between the thresholds `sorted[k5 − 1]` (excluded; none when
-    // `k5 = 0`) and `sorted[k5 + k3 − 1]` (included; none when `k3 = 0`).
-    let mut upper = splat(f64::INFINITY);
-    let mut lower = splat(f64::INFINITY);
-    let mut has_five = [0u64; LANES];
-    for l in 0..LANES {
-        let c = class[l];
-        has_five[l] = mask(c >= 5.0);
-        upper[l] = if c >= 5.0 { sorted[0][l] } else { upper[l] };
-        // k5 + k3 = c for classes 0..=4, c − 4 for 5 and 6.
-        let n = if c >= 5.0 { c - 4.0 } else { c };
-        for (r, s) in sorted.iter().take(4).enumerate() {
-            lower[l] = if n == (r + 1) as f64 { s[l] } else { lower[l] };
-        }
-    }
-    let mut top5 = [0u64; LANES];
-    let mut first = [0u64; LANES];
-    let mut last = [0u64; LANES];
-    let mut threes = [0u64; LANES];
-    for (i, ti) in t.iter().enumerate() {
-        for l in 0..LANES {
-            let v = ti[l];
-            top5[l] |= mask(v >= sorted[4][l]) & (1 << i);
-            first[l] |= mask(v >= sorted[0][l]) & i as u64;
-            last[l] |= mask(v <= sorted[7][l]) & (1 << i);
-            threes[l] |= mask((v >= lower[l]) & (v < upper[l])) & (1 << i);
-        }
-    }
-    let mut d8_slot = [0u64; LANES];
-    for l in 0..LANES {
-        let five = (has_five[l] & first[l]) | (!has_five[l] & 8);
-        d8_slot[l] = five * 256 + threes[l];
-    }
     let mut out = Shift {
         best,
         bound: splat(0.0),
@@ -259,9 +220,8 @@ fn shift(x: &[F; 8], sigma: f64, sum_x: &F) -> Shift {
         fallback: splat(0.0),
         norm12: splat(0.0),
         negative,
-        top5,
-        d8_slot,
-        last,
+        t,
+        sorted,
         odd,
     };
     for l in 0..LANES {
@@ -290,69 +250,171 @@ pub(crate) fn encode_lanes(blocks: &[[f32; 8]], in_range: &[bool; LANES]) -> [Op
         }
     }
     let shifts = [shift(&x, SHIFTS[0], &sum_x), shift(&x, SHIFTS[1], &sum_x)];
+    // The better shift of each lane by its D8 classes (shift 0 among
+    // equals), and the code of its best D8 codeword; a lane where a
+    // norm-12 pattern may win is decided apart.
+    let one: U = core::array::from_fn(|l| mask(shifts[1].total[l] > shifts[0].total[l]));
+    let d8 = d8_codes(&shifts, &one);
     let mut out = [None; LANES];
     for l in 0..LANES {
         if !in_range[l] || shifts[0].fallback[l] != 0.0 || shifts[1].fallback[l] != 0.0 {
             continue;
         }
-        let mut totals = [shifts[0].total[l], shifts[1].total[l]];
-        // The norm-12 pattern of each shift that beats its best D8 class:
-        // found from the ranks, or by trying all 29.
-        let mut ranked12 = [None; 2];
-        let mut searched12 = [None; 2];
-        for (k, s) in shifts.iter().enumerate() {
-            if s.norm12[l] == 0.0 {
-                continue;
-            }
-            // The five largest t on the 3/2, when that arrangement is one
-            // of the 29, beat every other norm-12 pattern strictly
-            // (distinct t; a wrong parity costs each at least t_(8)), and
-            // reach the bound.
-            let top = PATTERN_INDEX[8][s.top5[l] as usize];
-            if top != 0xFF {
-                totals[k] = s.bound[l] + SHIFTS[k] * sum_x[l];
-                ranked12[k] = Some(top);
-            } else if let (v, Some(p)) =
-                best_norm12(&lane_t(&blocks[l], k), s.odd[l] == 0, s.best[l])
-            {
-                totals[k] = v + SHIFTS[k] * sum_x[l];
-                searched12[k] = Some(p);
-            }
-        }
-        let one = totals[1] > totals[0];
-        let k = usize::from(one);
-        if let Some(p) = searched12[k] {
-            out[l] = Some(finish_code(&blocks[l], k, p));
-            continue;
-        }
-        let s = &shifts[k];
-        let (pattern, odd) = match ranked12[k] {
-            Some(p) => (p, true),
-            None => {
-                let slot = s.d8_slot[l] as usize;
-                let (k3, _) = CLASSES[s.class[l] as usize];
-                (PATTERN_INDEX[slot / 256][slot % 256], k3 & 1 == 1)
-            }
-        };
-        // The coordinate of rank 7, the unique cheapest to flip when the
-        // signs of `x − σ` have the wrong parity: its t is the smallest and
-        // its a_i ½; a 3/2 or 5/2 on a larger t costs more.
-        let negative = s.negative[l] as usize;
-        let wrong = (s.odd[l] == 1) != odd;
-        let signs = if wrong {
-            negative ^ s.last[l] as usize
-        } else {
-            negative
-        };
-        out[l] = Some((u16::from(one) << 15) | (u16::from(pattern) << 7) | (signs & 0x7F) as u16);
+        out[l] = Some(
+            if shifts[0].norm12[l] != 0.0 || shifts[1].norm12[l] != 0.0 {
+                with_norm12(&blocks[l], &shifts, l, &sum_x)
+            } else {
+                d8[l]
+            },
+        );
     }
     out
+}
+
+/// The code of each lane's best D8 codeword on the shift `one` picks
+/// (all ones: shift 1), lane-wise: the coordinates by rank (the `t` are
+/// distinct wherever the lane is not handed back) give the 5/2 (the
+/// largest `t`, when the class has one), the 3/2 (the `k3` after the
+/// first `k5`, between the thresholds `sorted[k5 − 1]`, excluded, none
+/// when `k5 = 0`, and `sorted[k5 + k3 − 1]`, included, none when
+/// `k3 = 0`), and the coordinate of rank 7, the unique cheapest to flip
+/// when the signs of `x − σ` have the wrong parity (its t is the smallest
+/// and its a_i ½; a 3/2 or 5/2 on a larger t costs more).
+#[inline(always)]
+fn d8_codes(shifts: &[Shift; 2], one: &U) -> [u16; LANES] {
+    let pick =
+        |a: f64, b: f64, l: usize| f64::from_bits((a.to_bits() & !one[l]) | (b.to_bits() & one[l]));
+    let mut t = [splat(0.0); 8];
+    let mut sorted = [splat(0.0); 8];
+    for i in 0..8 {
+        for l in 0..LANES {
+            t[i][l] = pick(shifts[0].t[i][l], shifts[1].t[i][l], l);
+            sorted[i][l] = pick(shifts[0].sorted[i][l], shifts[1].sorted[i][l], l);
+        }
+    }
+    let mut upper = splat(f64::INFINITY);
+    let mut lower = splat(f64::INFINITY);
+    let mut has_five = [0u64; LANES];
+    let mut odd_class = [0u64; LANES];
+    let mut negative = [0u64; LANES];
+    let mut odd = [0u64; LANES];
+    for l in 0..LANES {
+        let c = pick(shifts[0].class[l], shifts[1].class[l], l);
+        negative[l] = (shifts[0].negative[l] & !one[l]) | (shifts[1].negative[l] & one[l]);
+        odd[l] = (shifts[0].odd[l] & !one[l]) | (shifts[1].odd[l] & one[l]);
+        has_five[l] = mask(c >= 5.0);
+        upper[l] = if c >= 5.0 { sorted[0][l] } else { upper[l] };
+        // k5 + k3 = c for classes 0..=4, c − 4 for 5 and 6; k3 is odd
+        // for classes 1, 3 and 6.
+        let n = if c >= 5.0 { c - 4.0 } else { c };
+        odd_class[l] = u64::from((c == 1.0) | (c == 3.0) | (c == 6.0));
+        for (r, s) in sorted.iter().take(4).enumerate() {
+            lower[l] = if n == (r + 1) as f64 { s[l] } else { lower[l] };
+        }
+    }
+    let mut first = [0u64; LANES];
+    let mut last = [0u64; LANES];
+    let mut threes = [0u64; LANES];
+    for (i, ti) in t.iter().enumerate() {
+        for l in 0..LANES {
+            let v = ti[l];
+            first[l] |= mask(v >= sorted[0][l]) & i as u64;
+            last[l] |= mask(v <= sorted[7][l]) & (1 << i);
+            threes[l] |= mask((v >= lower[l]) & (v < upper[l])) & (1 << i);
+        }
+    }
+    let mut codes = [0u16; LANES];
+    for l in 0..LANES {
+        let five = (has_five[l] & first[l]) | (!has_five[l] & 8);
+        let pattern = PATTERN_INDEX[five as usize][threes[l] as usize];
+        let wrong = odd[l] ^ odd_class[l];
+        let signs = negative[l] ^ (mask(wrong == 1) & last[l]);
+        codes[l] = ((one[l] & 1) << 15) as u16 | (u16::from(pattern) << 7) | (signs & 0x7F) as u16;
+    }
+    codes
+}
+
+/// The code of lane `l`, where a norm-12 pattern may beat the best D8
+/// class of a shift: `e8p::best_by_sorting`'s last step on the lane.
+#[inline(never)]
+fn with_norm12(block: &[f32; 8], shifts: &[Shift; 2], l: usize, sum_x: &F) -> u16 {
+    let mut totals = [shifts[0].total[l], shifts[1].total[l]];
+    // The norm-12 pattern of each shift that beats its best D8 class:
+    // found from the ranks, or by trying all 29.
+    let mut ranked12 = [None; 2];
+    let mut searched12 = [None; 2];
+    for (k, s) in shifts.iter().enumerate() {
+        if s.norm12[l] == 0.0 {
+            continue;
+        }
+        // The five largest t on the 3/2, when that arrangement is one
+        // of the 29, beat every other norm-12 pattern strictly
+        // (distinct t; a wrong parity costs each at least t_(8)), and
+        // reach the bound.
+        let t = lane_t(block, k);
+        let top = PATTERN_INDEX[8][at_least(&t, s.sorted[4][l])];
+        if top != 0xFF {
+            totals[k] = s.bound[l] + SHIFTS[k] * sum_x[l];
+            ranked12[k] = Some(top);
+        } else if let (v, Some(p)) = best_norm12(&t, s.negative[l].count_ones() & 1 == 0, s.best[l])
+        {
+            totals[k] = v + SHIFTS[k] * sum_x[l];
+            searched12[k] = Some(p);
+        }
+    }
+    let one = totals[1] > totals[0];
+    let k = usize::from(one);
+    if let Some(p) = searched12[k] {
+        return finish_code(block, k, p);
+    }
+    let s = &shifts[k];
+    let t = lane_t(block, k);
+    let sorted = |r: usize| s.sorted[r][l];
+    let (pattern, odd) = match ranked12[k] {
+        Some(p) => (p, true),
+        None => {
+            let (k3, k5) = CLASSES[s.class[l] as usize];
+            // rank_below(r): the coordinates of the r largest t.
+            let rank_below = |r: usize| {
+                if r == 0 {
+                    0
+                } else {
+                    at_least(&t, sorted(r - 1))
+                }
+            };
+            let five = if k5 == 1 {
+                rank_below(1).trailing_zeros() as usize
+            } else {
+                8
+            };
+            let threes = rank_below(k5 + k3) & !rank_below(k5);
+            (PATTERN_INDEX[five][threes], k3 & 1 == 1)
+        }
+    };
+    // The coordinate of rank 7, the unique cheapest to flip when the
+    // signs of `x − σ` have the wrong parity: its t is the smallest and
+    // its a_i ½; a 3/2 or 5/2 on a larger t costs more.
+    let last = !at_least(&t, sorted(6)) & 0xFF;
+    let negative = s.negative[l] as usize;
+    let wrong = (negative.count_ones() & 1 == 1) != odd;
+    let signs = if wrong { negative ^ last } else { negative };
+    (u16::from(one) << 15) | (u16::from(pattern) << 7) | (signs & 0x7F) as u16
 }
 
 /// `t_i = |x_i − σ|` of one block for shift `shift`, as the lanes hold it.
 #[inline(always)]
 fn lane_t(block: &[f32; 8], shift: usize) -> [f64; 8] {
     block.map(|v| (f64::from(v) - SHIFTS[shift]).abs())
+}
+
+/// Bit `i` set where `t_i ≥ lower`.
+#[inline(always)]
+fn at_least(t: &[f64; 8], lower: f64) -> usize {
+    let mut m = 0;
+    for (i, &v) in t.iter().enumerate() {
+        m |= usize::from(v >= lower) << i;
+    }
+    m
 }
 
 /// The norm-12 patterns in code order: the coordinates of their five 3/2
@@ -386,7 +448,7 @@ const NORM12: [([usize; 5], [usize; 3]); PATTERN_COUNT - NORM12_START] = {
 /// its value: `e8p::best_by_sorting`'s last step. Each value is
 /// `e8p::class_value`'s, `½ Σt + Σ_3/2 t − 6 − [wrong] · 2 min_i a_i t_i`,
 /// taken in another order, which the exact range makes exact either way.
-#[inline(never)]
+#[inline(always)]
 fn best_norm12(t: &[f64; 8], even: bool, d8: f64) -> (f64, Option<usize>) {
     let half = 0.5 * t.iter().sum::<f64>() - 6.0;
     let mut best = (d8, None);

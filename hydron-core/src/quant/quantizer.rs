@@ -673,7 +673,20 @@ fn sums_of_squares(vectors: &[f32], dim: usize) -> [f64; NORM_GROUP] {
     let mut acc = [0.0f64; NORM_GROUP];
     if vectors.len() >= NORM_GROUP * dim {
         let rows: [&[f32]; NORM_GROUP] = core::array::from_fn(|l| &vectors[l * dim..(l + 1) * dim]);
-        for i in 0..dim {
+        // Eight coordinates of each row at a time (contiguous loads), then
+        // coordinate by coordinate across the rows.
+        let whole = dim / 8 * 8;
+        for start in (0..whole).step_by(8) {
+            let chunk: [[f32; 8]; NORM_GROUP] =
+                core::array::from_fn(|l| rows[l][start..start + 8].try_into().unwrap());
+            for k in 0..8 {
+                for (a, c) in acc.iter_mut().zip(&chunk) {
+                    let v = f64::from(c[k]);
+                    *a += v * v;
+                }
+            }
+        }
+        for i in whole..dim {
             for (a, row) in acc.iter_mut().zip(&rows) {
                 let v = f64::from(row[i]);
                 *a += v * v;
