@@ -8,6 +8,8 @@ pub mod alloc;
 #[path = "../../../hydron-core/tests/common/precondition.rs"]
 mod precondition;
 
+// Not every test crate that includes this module checks a precondition.
+#[allow(unused_imports)]
 pub use precondition::precondition;
 
 use std::path::Path;
