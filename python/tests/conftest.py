@@ -49,6 +49,16 @@ def missing(what: str) -> None:
     pytest.skip(what, allow_module_level=True)
 
 
+def hydron_cli() -> str:
+    """The ``hydron`` tool's path, ``$HYDRON_CLI`` (python/run-tests.sh
+    builds it): a precondition."""
+    path = os.environ.get("HYDRON_CLI")
+    if not path:
+        missing("HYDRON_CLI is not set: run python/run-tests.sh "
+                "(or cargo build -p hydron-cli and set HYDRON_CLI)")
+    return path
+
+
 def require(module: str) -> ModuleType:
     """``pytest.importorskip(module)``, except that under
     ``HYDRON_REQUIRE_ALL=1`` a module that does not import fails."""

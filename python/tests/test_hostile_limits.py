@@ -32,7 +32,7 @@ import numpy as np
 
 import hydron
 
-from conftest import missing, needs_parquet
+from conftest import hydron_cli as cli, missing, needs_parquet
 
 CRAFTED = (
     Path(__file__).resolve().parents[2]
@@ -134,14 +134,6 @@ CODES_CHILD = textwrap.dedent(
     print(json.dumps(out))
     """
 )
-
-
-def cli() -> str:
-    path = os.environ.get("HYDRON_CLI")
-    if not path:
-        missing("HYDRON_CLI is not set: run python/run-tests.sh "
-                "(or cargo build -p hydron-cli and set HYDRON_CLI)")
-    return path
 
 
 def feed_fifo(path: Path, feed: str) -> threading.Thread:

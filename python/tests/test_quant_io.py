@@ -22,7 +22,7 @@ import pytest
 
 import hydron
 
-from conftest import PYTHON_DIR, REPO, missing, needs, require, unit_vectors
+from conftest import PYTHON_DIR, REPO, hydron_cli as cli, missing, needs, require, unit_vectors
 
 pa = require("pyarrow")
 pq = require("pyarrow.parquet")
@@ -41,14 +41,6 @@ GOLDEN = bytes.fromhex(
     "48090513905809c8405936c70c804c3089c324804c3748405924"
     "0200000000000000" "0700000000000000" "08000000" "01" "02" "00"
     "04" "00010203" "08" "0000c03f00002040")
-
-
-def cli() -> str:
-    path = os.environ.get("HYDRON_CLI")
-    if not path:
-        missing("HYDRON_CLI is not set: run python/run-tests.sh "
-                "(or cargo build -p hydron-cli and set HYDRON_CLI)")
-    return path
 
 
 def hydron_cli(*args: str, code: int = 0) -> subprocess.CompletedProcess:

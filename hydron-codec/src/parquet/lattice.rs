@@ -165,16 +165,23 @@ pub fn parquet_params_from_bytes(
     params_in(&Source::Bytes(bytes.into()))
 }
 
-/// The parameters and count in `source`'s footer, if it has [`DIM_KEY`].
-fn params_in(source: &Source) -> Result<Option<(CodesParams, u64)>, CodecError> {
-    footer::check_len(source, ParquetReadOptions::DEFAULT_MAX_PAGE_BYTES)?;
-    let metadata = footer::load(source)?;
-    let kv = metadata
+/// The footer's key-value metadata (none: empty).
+fn key_values(
+    metadata: &parquet::arrow::arrow_reader::ArrowReaderMetadata,
+) -> Vec<parquet::file::metadata::KeyValue> {
+    metadata
         .metadata()
         .file_metadata()
         .key_value_metadata()
         .cloned()
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// The parameters and count in `source`'s footer, if it has [`DIM_KEY`].
+fn params_in(source: &Source) -> Result<Option<(CodesParams, u64)>, CodecError> {
+    footer::check_len(source, ParquetReadOptions::DEFAULT_MAX_PAGE_BYTES)?;
+    let metadata = footer::load(source)?;
+    let kv = key_values(&metadata);
     if !kv.iter().any(|e| e.key == DIM_KEY) {
         return Ok(None);
     }
@@ -366,12 +373,7 @@ fn read_with(source: &Source, limit: u64) -> Result<LatticeCodes, CodecError> {
     let metadata = footer::load(source)?;
     footer::check_row_counts(&metadata)?;
     let checksums = footer::read_checksums(&metadata)?;
-    let kv = metadata
-        .metadata()
-        .file_metadata()
-        .key_value_metadata()
-        .cloned()
-        .unwrap_or_default();
+    let kv = key_values(&metadata);
     let (params, count) = params_of(&kv)?;
     let rows = metadata.metadata().file_metadata().num_rows() as u64;
     if rows != count {

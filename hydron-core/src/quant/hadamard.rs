@@ -149,6 +149,20 @@ impl Rotation {
     }
 }
 
+/// How many butterfly rounds (3, 2 or 1) a pass from distance `h` makes
+/// in a transform of `n` coordinates, and whether it is the last pass.
+#[inline(always)]
+pub(super) fn rounds_at(h: usize, n: usize) -> (u32, bool) {
+    let rounds = if 8 * h <= n {
+        3
+    } else if 4 * h <= n {
+        2
+    } else {
+        1
+    };
+    (rounds, h << rounds == n)
+}
+
 /// The orthonormal Walsh–Hadamard transform `H_n / √n` of a slice whose
 /// length `n` is a power of two, in place: `log2 n` rounds of butterflies
 /// (`(a, b) → (a + b, a − b)` on the pairs `h` apart, `h = 1, 2, 4, …`),
@@ -217,14 +231,7 @@ fn signed_hadamard(v: &mut [f64], signs: Option<&[f64]>, post: &[f64]) {
     }
     let mut h = 4;
     while h < n {
-        let rounds = if 8 * h <= n {
-            3
-        } else if 4 * h <= n {
-            2
-        } else {
-            1
-        };
-        let last = h << rounds == n;
+        let (rounds, last) = rounds_at(h, n);
         match (rounds, last) {
             (3, false) => rounds3::<false>(v, h, norm, &[]),
             (3, true) => rounds3::<true>(v, h, norm, post),

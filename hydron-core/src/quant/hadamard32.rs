@@ -28,7 +28,7 @@
 //! ([`Unrotate32::max_scale`]); the quantizer decodes larger scales in
 //! `f64`.
 
-use super::hadamard::Rotation;
+use super::hadamard::{rounds_at, Rotation};
 
 /// Eight consecutive coordinates: the unit the transform works in (one
 /// AVX2 register).
@@ -215,14 +215,7 @@ fn transform(v: &mut [F8], post: &[F8], in_reg: impl Fn(F8) -> F8) {
     }
     let mut h = 1;
     while h < n {
-        let rounds = if 8 * h <= n {
-            3
-        } else if 4 * h <= n {
-            2
-        } else {
-            1
-        };
-        let last = h << rounds == n;
+        let (rounds, last) = rounds_at(h, n);
         match (rounds, last) {
             (3, false) => between::<8, false>(v, h, &[]),
             (3, true) => between::<8, true>(v, h, post),
