@@ -231,8 +231,8 @@ impl Drop for TempFile {
 /// (`renameat2(RENAME_EXCHANGE)`) and the old file, now under `temp`'s
 /// name, is removed. A plain rename over an existing file makes ext4
 /// (`auto_da_alloc`, on by default) write the new file's data back before
-/// the call returns: 21 ms of a 32 MiB save that is not durable, which an
-/// exchange does not wait for (`python/bench.py`'s save row). When what
+/// the call returns, most of a save that is not durable; an exchange does
+/// not wait for it (`python/bench.py`'s save row). When what
 /// the exchange brought back is not a regular file (`dest` was replaced
 /// by a directory or a link since [`Destination`] checked it), the names
 /// are exchanged back and the error is the one a rename gives. Elsewhere,
